@@ -1,0 +1,81 @@
+//! Where everything lives under a project's `.somite/` folder.
+//!
+//! One place names every path so the store, the runner and the server cannot
+//! disagree about the layout of DESIGN.md ("Project data").
+
+use std::path::{Path, PathBuf};
+
+/// The folder, under the project root, that holds all Somite data.
+pub const DATA_DIR: &str = ".somite";
+
+#[derive(Debug, Clone)]
+pub struct Layout {
+    root: PathBuf,
+}
+
+impl Layout {
+    pub fn new(root: impl Into<PathBuf>) -> Layout {
+        Layout { root: root.into() }
+    }
+
+    /// The project folder; relative input paths resolve against it.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.root.join(DATA_DIR)
+    }
+
+    /// The canonical graph.
+    pub fn graph(&self) -> PathBuf {
+        self.data().join("web.somite.json")
+    }
+
+    pub fn autosave(&self) -> PathBuf {
+        self.data().join("autosave.somite.json")
+    }
+
+    /// The sidecar that binds the canonical graph to its input location.
+    pub fn input_origin(&self) -> PathBuf {
+        self.data().join("input-origins").join("web.json")
+    }
+
+    pub fn transaction_records(&self) -> PathBuf {
+        self.data().join("idempotency").join("transactions.json")
+    }
+
+    pub fn operators(&self) -> PathBuf {
+        self.data().join("operators")
+    }
+
+    pub fn catalog(&self) -> PathBuf {
+        self.data().join("catalog")
+    }
+
+    pub fn fixtures(&self) -> PathBuf {
+        self.data().join("fixtures")
+    }
+
+    pub fn compiled(&self) -> PathBuf {
+        self.data().join("compiled")
+    }
+
+    pub fn runs(&self) -> PathBuf {
+        self.data().join("runs")
+    }
+
+    pub fn evidence(&self) -> PathBuf {
+        self.data().join("evidence")
+    }
+
+    pub fn transcripts(&self) -> PathBuf {
+        self.data().join("agent-transcripts")
+    }
+
+    /// The location a workflow document is bound to, as recorded in the
+    /// sidecar and covered by the state revision.
+    pub fn graph_location(&self) -> String {
+        format!("{DATA_DIR}/web.somite.json")
+    }
+}

@@ -1,0 +1,12 @@
+//! The Somite project on disk: the `.somite/` layout, durable publication,
+//! the canonical graph with its input-origin sidecar and autosave, and
+//! idempotency records that survive a restart.
+
+pub mod durable;
+mod example;
+pub mod layout;
+pub mod project;
+pub mod records;
+
+pub use layout::Layout;
+pub use project::{Project, Seed, TransactionOutcome};

@@ -1,0 +1,213 @@
+//! The project store: compare-and-swap, idempotent replay across restarts,
+//! and input-origin recovery.
+
+use serde_json::{Value, json};
+use somite_project::{Project, Seed};
+use somite_workflow::ErrorCode;
+use somite_workflow::transaction::GraphTransaction;
+
+fn txn(base: &str, key: &str, operations: Value) -> GraphTransaction {
+    serde_json::from_value(json!({
+        "base_state_revision": base,
+        "idempotency_key": key,
+        "summary": "edit",
+        "operations": operations,
+    }))
+    .unwrap()
+}
+
+fn add_reads() -> Value {
+    json!([{"op": "add_operator", "node_id": "reads", "operator_id": "files.import", "params": {"path": "reads.fastq"}, "x": 80, "y": 120}])
+}
+
+#[test]
+fn a_transaction_is_published_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    let outcome = project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+    assert_eq!(outcome.previous_state_revision, base);
+    assert!(!outcome.replayed);
+    let reopened = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(reopened.state_revision(), &outcome.state_revision);
+    assert_eq!(reopened.graph_revision(), outcome.graph_revision);
+    assert!(reopened.document().node("reads").is_some());
+    reopened.ensure_bound().unwrap();
+}
+
+#[test]
+fn a_stale_base_is_refused_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    let first = project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+    let err = project
+        .apply_transaction(&txn(
+            &base,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "other"}]),
+        ))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::StaleRevision);
+    assert_eq!(
+        err.details.unwrap()["current_state_revision"],
+        json!(first.state_revision)
+    );
+    assert_eq!(project.state_revision(), &first.state_revision);
+    assert_eq!(
+        Project::open(dir.path(), Seed::Empty)
+            .unwrap()
+            .state_revision(),
+        &first.state_revision
+    );
+}
+
+#[test]
+fn a_retry_replays_even_after_a_restart_and_a_changed_key_use_conflicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    let edit = txn(&base, "edit-00000001", add_reads());
+    let original = project.apply_transaction(&edit).unwrap();
+    drop(project);
+
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let replay = project.apply_transaction(&edit).unwrap();
+    assert!(replay.replayed);
+    assert_eq!(replay.state_revision, original.state_revision);
+    assert_eq!(
+        project.document().nodes.len(),
+        1,
+        "a replay applies nothing"
+    );
+
+    let mut different = edit.clone();
+    different.summary = "another edit".into();
+    let err = project.apply_transaction(&different).unwrap_err();
+    assert_eq!(err.code, ErrorCode::IdempotencyConflict);
+}
+
+#[test]
+fn a_rejected_transaction_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    let err = project
+        .apply_transaction(&txn(&base, "edit-00000001", json!([{"op": "add_operator", "node_id": "x", "operator_id": "nope.nope", "x": 0, "y": 0}])))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::UnknownOperator);
+    assert!(!project.layout().graph().exists());
+    // The key was not consumed by the failure.
+    project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+}
+
+#[test]
+fn a_graph_that_does_not_match_its_sidecar_requires_an_explicit_rebind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+    let graph = project.layout().graph();
+    drop(project);
+
+    // What a crash between the graph and the sidecar publication leaves.
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&graph).unwrap()).unwrap();
+    doc["title"] = json!("recovered");
+    std::fs::write(&graph, serde_json::to_vec(&doc).unwrap()).unwrap();
+
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert!(project.recovery_needed().is_some());
+    assert_eq!(
+        project.ensure_bound().unwrap_err().code,
+        ErrorCode::InputOriginRecoveryRequired
+    );
+    let base = project.state_revision().clone();
+    let err = project
+        .apply_transaction(&txn(
+            &base,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "x"}]),
+        ))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InputOriginRecoveryRequired);
+
+    project.rebind().unwrap();
+    assert_eq!(project.document().title, "recovered");
+    let base = project.state_revision().clone();
+    project
+        .apply_transaction(&txn(
+            &base,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "x"}]),
+        ))
+        .unwrap();
+    assert!(
+        Project::open(dir.path(), Seed::Empty)
+            .unwrap()
+            .recovery_needed()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_missing_sidecar_also_requires_a_rebind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+    std::fs::remove_file(project.layout().input_origin()).unwrap();
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(
+        project.ensure_bound().unwrap_err().code,
+        ErrorCode::InputOriginRecoveryRequired
+    );
+}
+
+#[test]
+fn an_oversized_document_is_refused_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let graph = project.layout().graph();
+    std::fs::create_dir_all(graph.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(&graph).unwrap();
+    file.set_len(somite_workflow::limits::MAX_DOCUMENT_BYTES + 1)
+        .unwrap();
+    let err = Project::open(dir.path(), Seed::Empty).unwrap_err();
+    assert_eq!(err.code, ErrorCode::PayloadTooLarge);
+}
+
+#[test]
+fn a_corrupt_document_is_refused_with_a_structured_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let graph = project.layout().graph();
+    std::fs::create_dir_all(graph.parent().unwrap()).unwrap();
+    std::fs::write(&graph, b"{not json").unwrap();
+    let err = Project::open(dir.path(), Seed::Empty).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidDocument);
+    assert_eq!(
+        std::fs::read(&graph).unwrap(),
+        b"{not json",
+        "nothing is overwritten"
+    );
+}
+
+#[test]
+fn the_example_seed_is_a_valid_graph_needing_input_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path(), Seed::Example).unwrap();
+    assert!(project.document().nodes.len() >= 3);
+    let assessment = project.assess();
+    assert!(assessment.required_count > 0);
+    assert!(!project.layout().graph().exists(), "opening writes nothing");
+}

@@ -1,0 +1,609 @@
+//! The Workflow assessment: what stands between this graph and a run.
+//!
+//! One deterministic function of (document, catalog, which input files
+//! exist) that the status bar, the node badges, the agent's
+//! `somite.readiness.get` and the compile/run/validate/export gates all read.
+//! Every requirement says how it can be resolved; file, parameter and
+//! connection work is never escalated to an agent, while a managed-resource
+//! choice with a scientific effect (which Kraken2 database?) may be.
+
+use crate::canonical::Revision;
+use crate::catalog::Catalog;
+use crate::error::{ErrorCode, SomiteError};
+use crate::graph::{Node, WorkflowDocument};
+use crate::operator::{
+    OperatorContract, OperatorKind, ParamType, PortSpec, ResolutionKind as ResourceResolutionKind,
+};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AssessmentState {
+    /// No nodes yet.
+    Empty,
+    /// Nothing required is missing.
+    Ready,
+    /// Inputs are placed but no tool would run yet.
+    Building,
+    /// At least one required item is open.
+    NeedsAction,
+}
+
+/// Requirement kinds, in priority order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemKind {
+    Parameter,
+    Input,
+    ManagedResource,
+    ManualCheckpoint,
+    MethodDetails,
+    LegacyTool,
+    Adapter,
+    Toolchain,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolutionKind {
+    Connect,
+    Configure,
+    UseExisting,
+    Download,
+    Build,
+    Attach,
+    Review,
+    Setup,
+}
+
+/// One known way to meet a requirement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Resolution {
+    pub id: String,
+    pub kind: ResolutionKind,
+    pub label: String,
+    pub recommended: bool,
+    /// For `connect`: an existing output that fits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_node: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_port: Option<String>,
+    /// For `connect` or `use_existing`: an operator to add that provides it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub download_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scientific_effect: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_url: Option<String>,
+}
+
+/// A versioned, reviewed procedure that produces a resource.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recipe {
+    pub id: String,
+    pub version: String,
+    pub title: String,
+    pub kind: ResolutionKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_url: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    pub id: String,
+    pub node_id: Option<String>,
+    pub operator_id: Option<String>,
+    pub field: Option<String>,
+    pub title: String,
+    pub detail: String,
+    pub kind: ItemKind,
+    pub priority: u32,
+    /// Whether this item blocks compile, run, validate and export.
+    pub required: bool,
+    pub escalatable: bool,
+    pub resolutions: Vec<Resolution>,
+    pub recipes: Vec<Recipe>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Support {
+    Supported,
+    UnsupportedContract,
+}
+
+/// A control the inspector shows for one node field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputControl {
+    pub field: String,
+    /// `file` for a local path the node imports, `param` otherwise.
+    pub control: &'static str,
+    #[serde(rename = "type")]
+    pub ty: ParamType,
+    pub label: String,
+    pub required: bool,
+    pub value: Option<Value>,
+    pub default: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choices: Option<Vec<String>>,
+}
+
+/// Counts that drive the node's badges.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Badges {
+    pub missing_inputs: usize,
+    pub missing_parameters: usize,
+    pub missing_resources: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeAssessment {
+    pub node_id: String,
+    pub operator_id: String,
+    pub support: Support,
+    pub ready: bool,
+    pub badges: Badges,
+    pub items: Vec<String>,
+    pub input_controls: Vec<InputControl>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assessment {
+    pub graph_revision: Revision,
+    pub catalog_revision: Revision,
+    pub state: AssessmentState,
+    pub required_count: usize,
+    /// Open items by kind, for the status bar.
+    pub counts: BTreeMap<ItemKind, usize>,
+    /// The id of the first required item: what to do next.
+    pub next_requirement: Option<String>,
+    pub items: Vec<Item>,
+    pub nodes: Vec<NodeAssessment>,
+}
+
+/// Answers whether a local input path exists; I/O stays with the caller.
+pub trait InputProbe {
+    fn exists(&self, path: &str) -> bool;
+}
+
+impl<F: Fn(&str) -> bool> InputProbe for F {
+    fn exists(&self, path: &str) -> bool {
+        self(path)
+    }
+}
+
+impl Assessment {
+    pub fn is_ready(&self) -> bool {
+        self.required_count == 0
+    }
+
+    /// The `workflow_not_ready` failure for `action`, or `Ok` when nothing
+    /// required is open. Compile, run, validate and export call this before
+    /// any tool starts.
+    pub fn gate(&self, action: &str) -> Result<(), SomiteError> {
+        if self.state == AssessmentState::Empty {
+            return Err(SomiteError::new(
+                ErrorCode::WorkflowNotReady,
+                format!("cannot {action}: the workflow is empty"),
+                "add an input and a tool from the catalog first",
+            ));
+        }
+        match self.items.iter().find(|i| i.required) {
+            None => Ok(()),
+            Some(next) => Err(SomiteError::new(
+                ErrorCode::WorkflowNotReady,
+                format!(
+                    "cannot {action}: {} requirement(s) open; next: {}",
+                    self.required_count, next.title
+                ),
+                "resolve the readiness requirements (somite.readiness.get lists each with its resolutions)",
+            )
+            .with_detail("required_count", self.required_count)
+            .with_detail("next_requirement", &next.id)
+            .with_detail("graph_revision", &self.graph_revision)),
+        }
+    }
+
+    /// Records a missing or mismatched local tool. It does not block compile or
+    /// export (they need no tool), so it is informational here; the runner
+    /// fails with `toolchain_missing` itself.
+    pub fn add_toolchain_item(&mut self, tool: &str, detail: &str, install_hint: &str) {
+        self.items.push(Item {
+            id: format!("toolchain:{tool}"),
+            node_id: None,
+            operator_id: None,
+            field: Some(tool.to_owned()),
+            title: format!("{tool} is not available"),
+            detail: detail.to_owned(),
+            kind: ItemKind::Toolchain,
+            priority: priority(ItemKind::Toolchain),
+            required: false,
+            escalatable: false,
+            resolutions: vec![resolution(
+                format!("toolchain:{tool}:setup"),
+                ResolutionKind::Setup,
+                install_hint.to_owned(),
+                true,
+            )],
+            recipes: Vec::new(),
+        });
+        *self.counts.entry(ItemKind::Toolchain).or_default() += 1;
+    }
+}
+
+fn priority(kind: ItemKind) -> u32 {
+    kind as u32 + 1
+}
+
+fn resolution(id: String, kind: ResolutionKind, label: String, recommended: bool) -> Resolution {
+    Resolution {
+        id,
+        kind,
+        label,
+        recommended,
+        from_node: None,
+        from_port: None,
+        operator_id: None,
+        download_bytes: None,
+        stored_bytes: None,
+        scientific_effect: None,
+        source_url: None,
+    }
+}
+
+/// Assesses `doc` against `catalog`.
+pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe) -> Assessment {
+    let mut items = Vec::new();
+    let mut nodes = Vec::new();
+    for node in &doc.nodes {
+        let before = items.len();
+        let (support, input_controls) = match catalog.get(&node.operator_id) {
+            Some(entry) if entry.revision == node.operator_revision => {
+                assess_node(doc, catalog, node, &entry.contract, inputs, &mut items);
+                (Support::Supported, controls(node, &entry.contract))
+            }
+            current => {
+                items.push(unsupported(node, current.map(|e| &e.revision)));
+                (Support::UnsupportedContract, Vec::new())
+            }
+        };
+        let mine = &items[before..];
+        let count = |kind: ItemKind| mine.iter().filter(|i| i.kind == kind).count();
+        nodes.push(NodeAssessment {
+            node_id: node.id.clone(),
+            operator_id: node.operator_id.clone(),
+            support,
+            ready: mine.iter().all(|i| !i.required),
+            badges: Badges {
+                missing_inputs: count(ItemKind::Input),
+                missing_parameters: count(ItemKind::Parameter),
+                missing_resources: count(ItemKind::ManagedResource),
+            },
+            items: mine.iter().map(|i| i.id.clone()).collect(),
+            input_controls,
+        });
+    }
+    items.sort_by(|a, b| {
+        (a.priority, &a.node_id, &a.field, &a.id).cmp(&(b.priority, &b.node_id, &b.field, &b.id))
+    });
+    nodes.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+    let required_count = items.iter().filter(|i| i.required).count();
+    let mut counts = BTreeMap::new();
+    for item in &items {
+        *counts.entry(item.kind).or_default() += 1;
+    }
+    let runs_something = doc.nodes.iter().any(|n| {
+        catalog
+            .get(&n.operator_id)
+            .is_some_and(|e| e.contract.kind == OperatorKind::External)
+    });
+    let state = if doc.nodes.is_empty() {
+        AssessmentState::Empty
+    } else if required_count > 0 {
+        AssessmentState::NeedsAction
+    } else if !runs_something {
+        AssessmentState::Building
+    } else {
+        AssessmentState::Ready
+    };
+    Assessment {
+        graph_revision: doc.graph_revision(),
+        catalog_revision: catalog.revision().clone(),
+        state,
+        required_count,
+        counts,
+        next_requirement: items.iter().find(|i| i.required).map(|i| i.id.clone()),
+        items,
+        nodes,
+    }
+}
+
+fn item(node: &Node, kind: ItemKind, field: &str, title: String, detail: String) -> Item {
+    Item {
+        id: format!("{}:{}:{}", kind_slug(kind), node.id, field),
+        node_id: Some(node.id.clone()),
+        operator_id: Some(node.operator_id.clone()),
+        field: Some(field.to_owned()),
+        title,
+        detail,
+        kind,
+        priority: priority(kind),
+        required: true,
+        escalatable: false,
+        resolutions: Vec::new(),
+        recipes: Vec::new(),
+    }
+}
+
+fn kind_slug(kind: ItemKind) -> &'static str {
+    match kind {
+        ItemKind::Parameter => "parameter",
+        ItemKind::Input => "input",
+        ItemKind::ManagedResource => "managed_resource",
+        ItemKind::ManualCheckpoint => "manual_checkpoint",
+        ItemKind::MethodDetails => "method_details",
+        ItemKind::LegacyTool => "legacy_tool",
+        ItemKind::Adapter => "adapter",
+        ItemKind::Toolchain => "toolchain",
+    }
+}
+
+fn unsupported(node: &Node, current: Option<&Revision>) -> Item {
+    let mut it = item(
+        node,
+        ItemKind::LegacyTool,
+        "operator",
+        format!(
+            "{} ({}) is not in the current catalog",
+            node.id, node.operator_id
+        ),
+        format!("The node pins revision {}.", node.operator_revision),
+    );
+    it.resolutions.push(match current {
+        Some(revision) => resolution(
+            format!("{}:review-upgrade", it.id),
+            ResolutionKind::Review,
+            format!("Review the change and replace the node with revision {revision}"),
+            true,
+        ),
+        None => resolution(
+            format!("{}:review-remove", it.id),
+            ResolutionKind::Review,
+            "Remove the node or add its contract to the project's operators".into(),
+            true,
+        ),
+    });
+    it
+}
+
+fn assess_node(
+    doc: &WorkflowDocument,
+    catalog: &Catalog,
+    node: &Node,
+    contract: &OperatorContract,
+    inputs: &dyn InputProbe,
+    items: &mut Vec<Item>,
+) {
+    let imported: Vec<&str> = contract
+        .ports
+        .outputs
+        .iter()
+        .filter_map(|p| p.import_param.as_deref())
+        .collect();
+    for spec in &contract.params {
+        let value = node.params.get(&spec.name).or(spec.default.as_ref());
+        if imported.contains(&spec.name.as_str()) {
+            let path = value.and_then(Value::as_str).filter(|p| !p.is_empty());
+            let problem = match path {
+                None => Some((
+                    format!("Choose {} for {}", spec.label, node.id),
+                    "No file is chosen yet.".to_owned(),
+                )),
+                Some(p) if !inputs.exists(p) => Some((
+                    format!("{} of {} was not found", spec.label, node.id),
+                    format!("No readable file at `{p}`."),
+                )),
+                Some(_) => None,
+            };
+            if let Some((title, detail)) = problem {
+                let mut it = item(node, ItemKind::Input, &spec.name, title, detail);
+                it.resolutions.push(resolution(
+                    format!("{}:attach", it.id),
+                    ResolutionKind::Attach,
+                    format!("Choose a local file for {}", spec.label),
+                    true,
+                ));
+                items.push(it);
+            }
+        } else if spec.required && value.is_none() {
+            let mut it = item(
+                node,
+                ItemKind::Parameter,
+                &spec.name,
+                format!("Set {} on {}", spec.label, node.id),
+                format!("{} has no default for `{}`.", contract.id, spec.name),
+            );
+            it.resolutions.push(resolution(
+                format!("{}:configure", it.id),
+                ResolutionKind::Configure,
+                format!("Set {}", spec.label),
+                true,
+            ));
+            items.push(it);
+        }
+    }
+    for port in contract.ports.inputs.iter().filter(|p| !p.optional) {
+        if doc.edge_into(&node.id, &port.name).is_some() {
+            continue;
+        }
+        items.push(match &port.resource {
+            Some(_) => resource_item(doc, catalog, node, port),
+            None => connection_item(doc, catalog, node, port),
+        });
+    }
+}
+
+/// Existing outputs in the document that `port` would accept.
+fn compatible_outputs<'a>(
+    doc: &'a WorkflowDocument,
+    node: &Node,
+    port: &PortSpec,
+) -> Vec<(&'a str, &'a str)> {
+    doc.nodes
+        .iter()
+        .filter(|n| n.id != node.id)
+        .flat_map(|n| n.ports.outputs.iter().map(move |o| (n, o)))
+        .filter(|(_, o)| port.accepts(o))
+        .map(|(n, o)| (n.id.as_str(), o.name.as_str()))
+        .collect()
+}
+
+/// Catalog operators with no inputs that provide what `port` accepts:
+/// the imports a user can add to satisfy it.
+fn providing_sources<'c>(catalog: &'c Catalog, port: &PortSpec) -> Vec<&'c str> {
+    catalog
+        .entries()
+        .filter(|e| {
+            matches!(
+                e.contract.kind,
+                OperatorKind::Source | OperatorKind::Reference
+            )
+        })
+        .filter(|e| e.contract.ports.outputs.iter().any(|o| port.accepts(o)))
+        .map(|e| e.contract.id.as_str())
+        .collect()
+}
+
+fn connection_item(
+    doc: &WorkflowDocument,
+    catalog: &Catalog,
+    node: &Node,
+    port: &PortSpec,
+) -> Item {
+    let mut it = item(
+        node,
+        ItemKind::Input,
+        &port.name,
+        format!("Connect {} input `{}` of {}", port.ty, port.name, node.id),
+        format!("{} needs a {} input here.", node.operator_id, port.ty),
+    );
+    push_connect_resolutions(&mut it, doc, catalog, node, port);
+    it
+}
+
+fn push_connect_resolutions(
+    it: &mut Item,
+    doc: &WorkflowDocument,
+    catalog: &Catalog,
+    node: &Node,
+    port: &PortSpec,
+) {
+    let existing = compatible_outputs(doc, node, port);
+    let first_existing = !existing.is_empty();
+    for (i, (from_node, from_port)) in existing.into_iter().enumerate() {
+        let mut r = resolution(
+            format!("{}:connect:{from_node}.{from_port}", it.id),
+            ResolutionKind::Connect,
+            format!("Connect {from_node}.{from_port}"),
+            i == 0,
+        );
+        r.from_node = Some(from_node.to_owned());
+        r.from_port = Some(from_port.to_owned());
+        it.resolutions.push(r);
+    }
+    for (i, operator_id) in providing_sources(catalog, port).into_iter().enumerate() {
+        let mut r = resolution(
+            format!("{}:add:{operator_id}", it.id),
+            ResolutionKind::Connect,
+            format!("Add {operator_id} and connect it"),
+            !first_existing && i == 0,
+        );
+        r.operator_id = Some(operator_id.to_owned());
+        it.resolutions.push(r);
+    }
+}
+
+fn resource_item(doc: &WorkflowDocument, catalog: &Catalog, node: &Node, port: &PortSpec) -> Item {
+    let need = port.resource.as_ref().expect("called for resource ports");
+    let mut it = item(
+        node,
+        ItemKind::ManagedResource,
+        &port.name,
+        format!("Provide {} for {}", need.title, node.id),
+        need.detail.clone(),
+    );
+    push_connect_resolutions(&mut it, doc, catalog, node, port);
+    for r in &need.resolutions {
+        let kind = match r.kind {
+            ResourceResolutionKind::UseExisting => ResolutionKind::UseExisting,
+            ResourceResolutionKind::Download => ResolutionKind::Download,
+            ResourceResolutionKind::Build => ResolutionKind::Build,
+        };
+        let mut res = resolution(
+            format!("{}:{}", it.id, r.id),
+            kind,
+            r.label.clone(),
+            r.recommended,
+        );
+        res.download_bytes = r.download_bytes;
+        res.stored_bytes = r.stored_bytes;
+        res.scientific_effect = r.scientific_effect.clone();
+        res.source_url = r.source_url.clone();
+        it.resolutions.push(res);
+        if let (Some(version), ResolutionKind::Download | ResolutionKind::Build) =
+            (&r.version, kind)
+        {
+            it.recipes.push(Recipe {
+                id: format!("{}@{version}", r.id),
+                version: version.clone(),
+                title: r.label.clone(),
+                kind,
+                source_url: r.source_url.clone(),
+            });
+        }
+    }
+    it.escalatable = need
+        .resolutions
+        .iter()
+        .any(|r| r.scientific_effect.is_some());
+    it
+}
+
+fn controls(node: &Node, contract: &OperatorContract) -> Vec<InputControl> {
+    let imported: Vec<&str> = contract
+        .ports
+        .outputs
+        .iter()
+        .filter_map(|p| p.import_param.as_deref())
+        .collect();
+    contract
+        .params
+        .iter()
+        .map(|p| InputControl {
+            field: p.name.clone(),
+            control: if imported.contains(&p.name.as_str()) {
+                "file"
+            } else {
+                "param"
+            },
+            ty: p.ty,
+            label: p.label.clone(),
+            required: p.required,
+            value: node.params.get(&p.name).cloned(),
+            default: p.default.clone(),
+            min: p.min,
+            max: p.max,
+            choices: p.choices.clone(),
+        })
+        .collect()
+}

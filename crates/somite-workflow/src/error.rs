@@ -1,0 +1,129 @@
+//! The structured failure every Somite surface reports.
+//!
+//! HTTP routes, MCP tools and the command line all render the same envelope,
+//! `{"code", "message", "recovery", "details"?}`, so a failure looks the same
+//! whoever caused it and a client can branch on `code` alone.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Stable machine-readable failure codes. The wire form is the snake_case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    StaleRevision,
+    IdempotencyConflict,
+    InvalidTransaction,
+    TooManyOperations,
+    UnknownOperator,
+    UnknownNode,
+    UnknownPort,
+    UnknownParam,
+    UnknownEdge,
+    UnknownNote,
+    InvalidParamType,
+    ParamOutOfRange,
+    MissingParam,
+    DuplicateId,
+    IncompatiblePorts,
+    PortAlreadyConnected,
+    Cycle,
+    InvalidDocument,
+    InvalidContract,
+    InvalidQuery,
+    InvalidCursor,
+    WorkflowNotReady,
+    InputOriginRecoveryRequired,
+    CapabilityRequired,
+    PayloadTooLarge,
+    ToolchainMissing,
+    NotFound,
+    Io,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::StaleRevision => "stale_revision",
+            ErrorCode::IdempotencyConflict => "idempotency_conflict",
+            ErrorCode::InvalidTransaction => "invalid_transaction",
+            ErrorCode::TooManyOperations => "too_many_operations",
+            ErrorCode::UnknownOperator => "unknown_operator",
+            ErrorCode::UnknownNode => "unknown_node",
+            ErrorCode::UnknownPort => "unknown_port",
+            ErrorCode::UnknownParam => "unknown_param",
+            ErrorCode::UnknownEdge => "unknown_edge",
+            ErrorCode::UnknownNote => "unknown_note",
+            ErrorCode::InvalidParamType => "invalid_param_type",
+            ErrorCode::ParamOutOfRange => "param_out_of_range",
+            ErrorCode::MissingParam => "missing_param",
+            ErrorCode::DuplicateId => "duplicate_id",
+            ErrorCode::IncompatiblePorts => "incompatible_ports",
+            ErrorCode::PortAlreadyConnected => "port_already_connected",
+            ErrorCode::Cycle => "cycle",
+            ErrorCode::InvalidDocument => "invalid_document",
+            ErrorCode::InvalidContract => "invalid_contract",
+            ErrorCode::InvalidQuery => "invalid_query",
+            ErrorCode::InvalidCursor => "invalid_cursor",
+            ErrorCode::WorkflowNotReady => "workflow_not_ready",
+            ErrorCode::InputOriginRecoveryRequired => "input_origin_recovery_required",
+            ErrorCode::CapabilityRequired => "capability_required",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::ToolchainMissing => "toolchain_missing",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Io => "io_error",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failure with a stable code, a human message and what to do next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct SomiteError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub recovery: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl SomiteError {
+    pub fn new(code: ErrorCode, message: impl Into<String>, recovery: impl Into<String>) -> Self {
+        SomiteError {
+            code,
+            message: message.into(),
+            recovery: recovery.into(),
+            details: None,
+        }
+    }
+
+    /// Adds (or merges into) structured details.
+    pub fn with_detail(mut self, key: &str, value: impl Serialize) -> Self {
+        let value = serde_json::to_value(value).expect("details serialize");
+        match &mut self.details {
+            Some(Value::Object(map)) => {
+                map.insert(key.to_owned(), value);
+            }
+            _ => {
+                let mut map = serde_json::Map::new();
+                map.insert(key.to_owned(), value);
+                self.details = Some(Value::Object(map));
+            }
+        }
+        self
+    }
+
+    /// Names the transaction operation that failed, as `details.operation_index`.
+    pub fn at_operation(self, index: usize) -> Self {
+        let message = format!("operation {index}: {}", self.message);
+        SomiteError { message, ..self }.with_detail("operation_index", index)
+    }
+}
+
+pub type Result<T, E = SomiteError> = std::result::Result<T, E>;

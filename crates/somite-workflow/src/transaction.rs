@@ -1,0 +1,448 @@
+//! `GraphTransaction`: the one way a workflow changes.
+//!
+//! Human and agent edits alike are a list of closed-shape operations applied
+//! to a clone of the current document. Each operation is checked as it is
+//! applied, so a failure names the exact operation index; the whole result is
+//! validated again at the end, and the caller publishes it only if every step
+//! passed. Compare-and-swap and idempotency need the stored state and live in
+//! the project store; this module is the pure part.
+
+use crate::canonical::{Revision, revision_of};
+use crate::catalog::Catalog;
+use crate::error::{ErrorCode, Result, SomiteError};
+use crate::graph::{
+    Edge, Node, Note, WorkflowDocument, check_edge, cycle_error, invalid_id, is_valid_id,
+};
+use crate::limits::{
+    IDEMPOTENCY_KEY_CHARS, MAX_NOTE_CHARS, MAX_STRING_PARAM_BYTES, MAX_SUMMARY_CHARS,
+    MAX_TITLE_CHARS, MAX_TRANSACTION_OPERATIONS,
+};
+use crate::operator::{OperatorContract, ParamFault, check_param_value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One intended edit, exactly as the specification shapes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphTransaction {
+    pub base_state_revision: Revision,
+    pub idempotency_key: String,
+    pub summary: String,
+    pub operations: Vec<Operation>,
+}
+
+/// The closed set of graph operations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Operation {
+    AddOperator {
+        node_id: String,
+        operator_id: String,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        params: BTreeMap<String, Value>,
+        x: f64,
+        y: f64,
+    },
+    RemoveOperator {
+        node_id: String,
+    },
+    SetParam {
+        node_id: String,
+        param: String,
+        value: Value,
+    },
+    UnsetParam {
+        node_id: String,
+        param: String,
+    },
+    Connect {
+        edge_id: String,
+        from_node: String,
+        from_port: String,
+        to_node: String,
+        to_port: String,
+    },
+    Disconnect {
+        edge_id: String,
+    },
+    Move {
+        node_id: String,
+        x: f64,
+        y: f64,
+    },
+    AddNote {
+        note_id: String,
+        text: String,
+        x: f64,
+        y: f64,
+    },
+    EditNote {
+        note_id: String,
+        text: String,
+    },
+    RemoveNote {
+        note_id: String,
+    },
+    /// Renames the document (presentation: changes only the state revision).
+    SetTitle {
+        title: String,
+    },
+}
+
+impl GraphTransaction {
+    /// Parses a transaction from JSON, rejecting unknown fields and shapes.
+    pub fn from_json(bytes: &[u8]) -> Result<GraphTransaction> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            SomiteError::new(
+                ErrorCode::InvalidTransaction,
+                format!("the transaction does not parse: {e}"),
+                "send {base_state_revision, idempotency_key, summary, operations} with closed operation shapes",
+            )
+        })
+    }
+
+    /// The identity of the request, for idempotent replay: the same key with
+    /// another digest is a different edit.
+    pub fn content_digest(&self) -> Revision {
+        revision_of(self)
+    }
+
+    /// Checks the envelope before any operation is looked at.
+    pub fn check_envelope(&self) -> Result<()> {
+        check_idempotency_key(&self.idempotency_key)?;
+        if self.summary.chars().count() > MAX_SUMMARY_CHARS {
+            return Err(SomiteError::new(
+                ErrorCode::InvalidTransaction,
+                format!("the summary is longer than {MAX_SUMMARY_CHARS} characters"),
+                "summarise the edit in one short sentence",
+            ));
+        }
+        if self.operations.is_empty() {
+            return Err(SomiteError::new(
+                ErrorCode::InvalidTransaction,
+                "the transaction has no operations",
+                "send at least one operation",
+            ));
+        }
+        if self.operations.len() > MAX_TRANSACTION_OPERATIONS {
+            return Err(SomiteError::new(
+                ErrorCode::TooManyOperations,
+                format!(
+                    "the transaction has {} operations; at most {MAX_TRANSACTION_OPERATIONS} are allowed",
+                    self.operations.len()
+                ),
+                "split the edit into several transactions",
+            )
+            .with_detail("limit", MAX_TRANSACTION_OPERATIONS));
+        }
+        Ok(())
+    }
+}
+
+/// Idempotency keys for edits, runs and validations: `^[A-Za-z0-9_-]{8,128}$`.
+pub fn check_idempotency_key(key: &str) -> Result<()> {
+    let ok = IDEMPOTENCY_KEY_CHARS.contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if ok {
+        Ok(())
+    } else {
+        Err(SomiteError::new(
+            ErrorCode::InvalidTransaction,
+            "the idempotency key must match ^[A-Za-z0-9_-]{8,128}$",
+            "use a fresh random key such as `edit-018f3a2b9c` for each intended edit",
+        ))
+    }
+}
+
+/// Applies every operation to a clone of `doc`; the input is never touched.
+pub fn apply_operations(
+    doc: &WorkflowDocument,
+    catalog: &Catalog,
+    operations: &[Operation],
+) -> Result<WorkflowDocument> {
+    let mut next = doc.clone();
+    for (index, op) in operations.iter().enumerate() {
+        apply_one(&mut next, catalog, op).map_err(|e| e.at_operation(index))?;
+    }
+    next.validate()?;
+    Ok(next)
+}
+
+fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> Result<()> {
+    match op {
+        Operation::AddOperator {
+            node_id,
+            operator_id,
+            params,
+            x,
+            y,
+        } => {
+            claim_id(doc, node_id)?;
+            finite(*x, *y)?;
+            let entry = catalog.get(operator_id).ok_or_else(|| {
+                SomiteError::new(
+                    ErrorCode::UnknownOperator,
+                    format!("the catalog has no operator `{operator_id}`"),
+                    "search the catalog and use an exact operator id from its results",
+                )
+                .with_detail("catalog_revision", catalog.revision())
+            })?;
+            for (name, value) in params {
+                check_param(&entry.contract, node_id, name, value)?;
+            }
+            doc.nodes.push(Node {
+                id: node_id.clone(),
+                operator_id: operator_id.clone(),
+                operator_revision: entry.revision.clone(),
+                ports: entry.contract.ports.clone(),
+                params: params.clone(),
+                x: *x,
+                y: *y,
+                color: None,
+            });
+        }
+        Operation::RemoveOperator { node_id } => {
+            existing_node(doc, node_id)?;
+            doc.nodes.retain(|n| n.id != *node_id);
+            doc.edges
+                .retain(|e| e.from_node != *node_id && e.to_node != *node_id);
+        }
+        Operation::SetParam {
+            node_id,
+            param,
+            value,
+        } => {
+            let contract = pinned_contract(doc, catalog, node_id)?;
+            check_param(contract, node_id, param, value)?;
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.params.insert(param.clone(), value.clone());
+        }
+        Operation::UnsetParam { node_id, param } => {
+            let contract = pinned_contract(doc, catalog, node_id)?;
+            if contract.param(param).is_none() {
+                return Err(unknown_param(contract, node_id, param));
+            }
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.params.remove(param);
+        }
+        Operation::Connect {
+            edge_id,
+            from_node,
+            from_port,
+            to_node,
+            to_port,
+        } => {
+            claim_id(doc, edge_id)?;
+            let edge = Edge {
+                id: edge_id.clone(),
+                from_node: from_node.clone(),
+                from_port: from_port.clone(),
+                to_node: to_node.clone(),
+                to_port: to_port.clone(),
+            };
+            if let Some(existing) = doc.edge_into(to_node, to_port) {
+                return Err(SomiteError::new(
+                    ErrorCode::PortAlreadyConnected,
+                    format!(
+                        "input {to_node}.{to_port} is already connected by edge `{}`",
+                        existing.id
+                    ),
+                    "disconnect that edge in the same transaction first; an input takes one edge",
+                )
+                .with_detail("edge_id", &existing.id));
+            }
+            doc.edges.push(edge);
+            check_edge(doc, doc.edges.last().expect("just pushed"))?;
+            if let Err(cycle) = doc.topological_order() {
+                return Err(cycle_error(&cycle));
+            }
+        }
+        Operation::Disconnect { edge_id } => {
+            let before = doc.edges.len();
+            doc.edges.retain(|e| e.id != *edge_id);
+            if doc.edges.len() == before {
+                return Err(SomiteError::new(
+                    ErrorCode::UnknownEdge,
+                    format!("there is no edge `{edge_id}`"),
+                    "read the workflow and use an existing edge id",
+                ));
+            }
+        }
+        Operation::Move { node_id, x, y } => {
+            finite(*x, *y)?;
+            existing_node(doc, node_id)?;
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.x = *x;
+            node.y = *y;
+        }
+        Operation::AddNote {
+            note_id,
+            text,
+            x,
+            y,
+        } => {
+            claim_id(doc, note_id)?;
+            finite(*x, *y)?;
+            note_text(text)?;
+            doc.notes.push(Note {
+                id: note_id.clone(),
+                text: text.clone(),
+                x: *x,
+                y: *y,
+                color: None,
+            });
+        }
+        Operation::EditNote { note_id, text } => {
+            note_text(text)?;
+            let note = doc
+                .notes
+                .iter_mut()
+                .find(|n| n.id == *note_id)
+                .ok_or_else(|| unknown_note(note_id))?;
+            note.text = text.clone();
+        }
+        Operation::RemoveNote { note_id } => {
+            let before = doc.notes.len();
+            doc.notes.retain(|n| n.id != *note_id);
+            if doc.notes.len() == before {
+                return Err(unknown_note(note_id));
+            }
+        }
+        Operation::SetTitle { title } => {
+            if title.chars().count() > MAX_TITLE_CHARS {
+                return Err(SomiteError::new(
+                    ErrorCode::InvalidTransaction,
+                    format!("the title is longer than {MAX_TITLE_CHARS} characters"),
+                    "choose a shorter title",
+                ));
+            }
+            doc.title = title.clone();
+        }
+    }
+    Ok(())
+}
+
+fn claim_id(doc: &WorkflowDocument, id: &str) -> Result<()> {
+    if !is_valid_id(id) {
+        return Err(invalid_id(id));
+    }
+    if doc.id_in_use(id) {
+        return Err(SomiteError::new(
+            ErrorCode::DuplicateId,
+            format!("the id `{id}` is already in use"),
+            "choose a new id; nodes, edges, notes and stages share one namespace",
+        )
+        .with_detail("id", id));
+    }
+    Ok(())
+}
+
+fn finite(x: f64, y: f64) -> Result<()> {
+    if x.is_finite() && y.is_finite() {
+        Ok(())
+    } else {
+        Err(SomiteError::new(
+            ErrorCode::InvalidTransaction,
+            "a position must be finite numbers",
+            "send x and y as ordinary numbers",
+        ))
+    }
+}
+
+fn note_text(text: &str) -> Result<()> {
+    if text.chars().count() > MAX_NOTE_CHARS {
+        return Err(SomiteError::new(
+            ErrorCode::InvalidTransaction,
+            format!("a note holds at most {MAX_NOTE_CHARS} characters"),
+            "split the text over several notes",
+        ));
+    }
+    Ok(())
+}
+
+fn existing_node<'a>(doc: &'a WorkflowDocument, node_id: &str) -> Result<&'a Node> {
+    doc.node(node_id).ok_or_else(|| {
+        SomiteError::new(
+            ErrorCode::UnknownNode,
+            format!("there is no node `{node_id}`"),
+            "read the workflow and use an existing node id",
+        )
+    })
+}
+
+fn unknown_note(note_id: &str) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::UnknownNote,
+        format!("there is no note `{note_id}`"),
+        "read the workflow and use an existing note id",
+    )
+}
+
+/// The contract a node was created from, as long as the catalog still holds
+/// that exact revision: parameters are checked against what the node runs.
+fn pinned_contract<'c>(
+    doc: &WorkflowDocument,
+    catalog: &'c Catalog,
+    node_id: &str,
+) -> Result<&'c OperatorContract> {
+    let node = existing_node(doc, node_id)?;
+    match catalog.get(&node.operator_id) {
+        Some(entry) if entry.revision == node.operator_revision => Ok(&entry.contract),
+        _ => Err(SomiteError::new(
+            ErrorCode::UnknownOperator,
+            format!(
+                "node `{node_id}` pins {} at {}, which this catalog no longer holds",
+                node.operator_id, node.operator_revision
+            ),
+            "replace the node with one from the current catalog",
+        )),
+    }
+}
+
+fn unknown_param(contract: &OperatorContract, node_id: &str, param: &str) -> SomiteError {
+    let names: Vec<&str> = contract.params.iter().map(|p| p.name.as_str()).collect();
+    SomiteError::new(
+        ErrorCode::UnknownParam,
+        format!(
+            "{} (node `{node_id}`) has no parameter `{param}`",
+            contract.id
+        ),
+        format!("its parameters are: {}", names.join(", ")),
+    )
+}
+
+fn check_param(
+    contract: &OperatorContract,
+    node_id: &str,
+    name: &str,
+    value: &Value,
+) -> Result<()> {
+    let spec = contract
+        .param(name)
+        .ok_or_else(|| unknown_param(contract, node_id, name))?;
+    if value
+        .as_str()
+        .is_some_and(|s| s.len() > MAX_STRING_PARAM_BYTES)
+    {
+        return Err(SomiteError::new(
+            ErrorCode::ParamOutOfRange,
+            format!("`{name}` is longer than {MAX_STRING_PARAM_BYTES} bytes"),
+            "shorten the value",
+        ));
+    }
+    check_param_value(spec, value).map_err(|fault| match fault {
+        ParamFault::Type(message) => SomiteError::new(
+            ErrorCode::InvalidParamType,
+            message,
+            "send the value with the parameter's type",
+        ),
+        ParamFault::Range(message) => SomiteError::new(
+            ErrorCode::ParamOutOfRange,
+            message,
+            "choose a value inside the parameter's range",
+        ),
+    })
+}

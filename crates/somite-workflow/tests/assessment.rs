@@ -1,0 +1,190 @@
+//! The Workflow assessment: ordering, resolutions, escalation and gating.
+
+mod common;
+
+use serde_json::json;
+use somite_workflow::ErrorCode;
+use somite_workflow::assessment::{AssessmentState, ItemKind, ResolutionKind, Support, assess};
+use somite_workflow::graph::WorkflowDocument;
+use somite_workflow::transaction::apply_operations;
+
+fn all_exist(_: &str) -> bool {
+    true
+}
+
+fn none_exist(_: &str) -> bool {
+    false
+}
+
+#[test]
+fn an_empty_graph_is_empty_and_gated() {
+    let catalog = common::catalog();
+    let a = assess(&WorkflowDocument::empty("t"), &catalog, &all_exist);
+    assert_eq!(a.state, AssessmentState::Empty);
+    assert_eq!(
+        a.gate("compile").unwrap_err().code,
+        ErrorCode::WorkflowNotReady
+    );
+}
+
+#[test]
+fn a_complete_graph_is_ready_and_bound_to_its_revision() {
+    let catalog = common::catalog();
+    let doc = common::small_graph(&catalog);
+    let a = assess(&doc, &catalog, &all_exist);
+    assert_eq!(a.state, AssessmentState::Ready, "{:#?}", a.items);
+    assert_eq!(a.graph_revision, doc.graph_revision());
+    assert_eq!(a.catalog_revision, *catalog.revision());
+    a.gate("run").unwrap();
+}
+
+#[test]
+fn a_missing_file_is_an_input_requirement_with_an_attach_resolution() {
+    let catalog = common::catalog();
+    let doc = common::small_graph(&catalog);
+    let a = assess(&doc, &catalog, &none_exist);
+    assert_eq!(a.state, AssessmentState::NeedsAction);
+    let item = &a.items[0];
+    assert_eq!(
+        (item.kind, item.node_id.as_deref(), item.field.as_deref()),
+        (ItemKind::Input, Some("reads"), Some("path"))
+    );
+    assert!(!item.escalatable);
+    assert_eq!(item.resolutions[0].kind, ResolutionKind::Attach);
+    let node = a.nodes.iter().find(|n| n.node_id == "reads").unwrap();
+    assert_eq!(node.badges.missing_inputs, 1);
+    assert_eq!(node.input_controls[0].control, "file");
+    let err = a.gate("validate").unwrap_err();
+    assert_eq!(err.details.unwrap()["next_requirement"], json!(item.id));
+}
+
+#[test]
+fn requirements_are_ordered_by_priority_then_node() {
+    let catalog = common::catalog();
+    let doc = apply_operations(
+        &WorkflowDocument::empty("t"),
+        &catalog,
+        &common::ops(vec![
+            json!({"op": "add_operator", "node_id": "a_reads", "operator_id": "files.reads", "x": 0, "y": 0}),
+            json!({"op": "add_operator", "node_id": "k", "operator_id": "class.classify", "x": 0, "y": 0}),
+            json!({"op": "connect", "edge_id": "e", "from_node": "a_reads", "from_port": "file", "to_node": "k", "to_port": "reads"}),
+        ]),
+    )
+    .unwrap();
+    let a = assess(&doc, &catalog, &all_exist);
+    let kinds: Vec<_> = a
+        .items
+        .iter()
+        .map(|i| (i.kind, i.node_id.clone().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (ItemKind::Parameter, "k".to_owned()),
+            (ItemKind::Input, "a_reads".to_owned()),
+            (ItemKind::ManagedResource, "k".to_owned()),
+        ]
+    );
+    assert_eq!(a.next_requirement.as_ref(), Some(&a.items[0].id));
+    assert_eq!(a.required_count, 3);
+}
+
+#[test]
+fn a_missing_database_is_a_typed_escalatable_resource_with_recipes() {
+    let catalog = common::catalog();
+    let doc = apply_operations(
+        &WorkflowDocument::empty("t"),
+        &catalog,
+        &common::ops(vec![
+            json!({"op": "add_operator", "node_id": "k", "operator_id": "class.classify", "params": {"sample": "s1"}, "x": 0, "y": 0}),
+        ]),
+    )
+    .unwrap();
+    let a = assess(&doc, &catalog, &all_exist);
+    let db = a
+        .items
+        .iter()
+        .find(|i| i.kind == ItemKind::ManagedResource)
+        .unwrap();
+    assert_eq!(db.field.as_deref(), Some("db"));
+    assert!(db.escalatable);
+    let download = db
+        .resolutions
+        .iter()
+        .find(|r| r.kind == ResolutionKind::Download)
+        .unwrap();
+    assert!(
+        download.recommended
+            && download.download_bytes.is_some()
+            && download.scientific_effect.is_some()
+    );
+    assert!(
+        db.resolutions
+            .iter()
+            .any(|r| r.kind == ResolutionKind::Connect
+                && r.operator_id.as_deref() == Some("files.db"))
+    );
+    assert!(
+        !db.resolutions
+            .iter()
+            .any(|r| r.operator_id.as_deref() == Some("files.folder")),
+        "a plain folder lacks the profile"
+    );
+    assert_eq!(db.recipes[0].id, "standard-8@2024-09-04");
+    // File and connection work is never escalated.
+    let reads = a
+        .items
+        .iter()
+        .find(|i| i.field.as_deref() == Some("reads"))
+        .unwrap();
+    assert!(!reads.escalatable);
+}
+
+#[test]
+fn a_node_whose_contract_left_the_catalog_is_unsupported() {
+    let catalog = common::catalog();
+    let mut doc = common::small_graph(&catalog);
+    doc.nodes[1].operator_revision = format!("blake3:{}", "0".repeat(64));
+    let a = assess(&doc, &catalog, &all_exist);
+    let node = a.nodes.iter().find(|n| n.node_id == "qc").unwrap();
+    assert_eq!(node.support, Support::UnsupportedContract);
+    assert!(
+        a.items
+            .iter()
+            .any(|i| i.kind == ItemKind::LegacyTool && i.required)
+    );
+}
+
+#[test]
+fn inputs_alone_are_building() {
+    let catalog = common::catalog();
+    let doc = apply_operations(
+        &WorkflowDocument::empty("t"),
+        &catalog,
+        &common::ops(vec![json!({"op": "add_operator", "node_id": "r", "operator_id": "files.reads", "params": {"path": "x"}, "x": 0, "y": 0})]),
+    )
+    .unwrap();
+    assert_eq!(
+        assess(&doc, &catalog, &all_exist).state,
+        AssessmentState::Building
+    );
+}
+
+#[test]
+fn toolchain_items_inform_without_blocking() {
+    let catalog = common::catalog();
+    let doc = common::small_graph(&catalog);
+    let mut a = assess(&doc, &catalog, &all_exist);
+    a.add_toolchain_item("pixi", "pixi is not on PATH", "install Pixi 0.77");
+    assert_eq!(a.counts[&ItemKind::Toolchain], 1);
+    a.gate("compile").unwrap();
+}
+
+#[test]
+fn the_assessment_is_deterministic() {
+    let catalog = common::catalog();
+    let doc = common::small_graph(&catalog);
+    let a = serde_json::to_string(&assess(&doc, &catalog, &none_exist)).unwrap();
+    let b = serde_json::to_string(&assess(&doc, &catalog, &none_exist)).unwrap();
+    assert_eq!(a, b);
+}

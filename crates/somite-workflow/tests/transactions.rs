@@ -1,0 +1,363 @@
+//! GraphTransaction application: shapes, every rejection code, revisions.
+
+mod common;
+
+use common::{catalog, ops, small_graph};
+use serde_json::{Value, json};
+use somite_workflow::ErrorCode;
+use somite_workflow::graph::WorkflowDocument;
+use somite_workflow::limits::MAX_TRANSACTION_OPERATIONS;
+use somite_workflow::transaction::{GraphTransaction, apply_operations};
+
+fn apply(
+    doc: &WorkflowDocument,
+    values: Vec<Value>,
+) -> Result<WorkflowDocument, somite_workflow::SomiteError> {
+    apply_operations(doc, &catalog(), &ops(values))
+}
+
+fn rejected(doc: &WorkflowDocument, values: Vec<Value>) -> (ErrorCode, usize) {
+    let err = apply(doc, values).expect_err("the edit must be rejected");
+    let index = err
+        .details
+        .as_ref()
+        .and_then(|d| d["operation_index"].as_u64())
+        .expect("the error names its operation") as usize;
+    (err.code, index)
+}
+
+#[test]
+fn added_operators_pin_the_catalog_revision_and_ports() {
+    let cat = catalog();
+    let doc = small_graph(&cat);
+    let qc = doc.node("qc").unwrap();
+    let entry = cat.get("qc.check").unwrap();
+    assert_eq!(qc.operator_revision, entry.revision);
+    assert_eq!(qc.ports, entry.contract.ports);
+    assert_eq!(doc.edges.len(), 1);
+    doc.validate().unwrap();
+}
+
+#[test]
+fn documents_round_trip_through_json_with_identical_revisions() {
+    let doc = small_graph(&catalog());
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    let back = WorkflowDocument::from_json(&bytes).unwrap();
+    assert_eq!(back, doc);
+    assert_eq!(back.graph_revision(), doc.graph_revision());
+    assert_eq!(back.state_revision("x"), doc.state_revision("x"));
+}
+
+#[test]
+fn layout_and_notes_change_only_the_state_revision() {
+    let doc = small_graph(&catalog());
+    for edit in [
+        json!({"op": "move", "node_id": "qc", "x": 999, "y": -5}),
+        json!({"op": "add_note", "note_id": "n1", "text": "hello", "x": 1, "y": 2}),
+        json!({"op": "set_title", "title": "Renamed"}),
+    ] {
+        let next = apply(&doc, vec![edit.clone()]).unwrap();
+        assert_ne!(next.state_revision("l"), doc.state_revision("l"), "{edit}");
+        assert_eq!(next.graph_revision(), doc.graph_revision(), "{edit}");
+    }
+}
+
+#[test]
+fn parameters_and_edges_change_both_revisions() {
+    let doc = small_graph(&catalog());
+    for edit in [
+        json!({"op": "set_param", "node_id": "qc", "param": "threads", "value": 4}),
+        json!({"op": "disconnect", "edge_id": "e1"}),
+    ] {
+        let next = apply(&doc, vec![edit.clone()]).unwrap();
+        assert_ne!(next.state_revision("l"), doc.state_revision("l"), "{edit}");
+        assert_ne!(next.graph_revision(), doc.graph_revision(), "{edit}");
+    }
+}
+
+#[test]
+fn the_bound_location_is_part_of_the_state_revision() {
+    let doc = small_graph(&catalog());
+    assert_ne!(
+        doc.state_revision("a.somite.json"),
+        doc.state_revision("b.somite.json")
+    );
+}
+
+#[test]
+fn unset_param_restores_the_default_identity() {
+    let doc = small_graph(&catalog());
+    let set = apply(
+        &doc,
+        vec![json!({"op": "set_param", "node_id": "qc", "param": "mode", "value": "thorough"})],
+    )
+    .unwrap();
+    let unset = apply(
+        &set,
+        vec![json!({"op": "unset_param", "node_id": "qc", "param": "mode"})],
+    )
+    .unwrap();
+    assert_eq!(unset.graph_revision(), doc.graph_revision());
+}
+
+#[test]
+fn removing_an_operator_removes_its_edges() {
+    let doc = small_graph(&catalog());
+    let next = apply(
+        &doc,
+        vec![json!({"op": "remove_operator", "node_id": "reads"})],
+    )
+    .unwrap();
+    assert!(next.edges.is_empty());
+    assert!(next.node("reads").is_none());
+}
+
+#[test]
+fn each_rejection_has_its_own_code_and_names_the_operation() {
+    let doc = small_graph(&catalog());
+    let ok = json!({"op": "move", "node_id": "qc", "x": 1, "y": 1});
+    let cases: Vec<(Value, ErrorCode)> = vec![
+        (
+            json!({"op": "add_operator", "node_id": "n", "operator_id": "qc.nope", "x": 0, "y": 0}),
+            ErrorCode::UnknownOperator,
+        ),
+        (
+            json!({"op": "add_operator", "node_id": "qc", "operator_id": "qc.check", "x": 0, "y": 0}),
+            ErrorCode::DuplicateId,
+        ),
+        (
+            json!({"op": "add_note", "note_id": "e1", "text": "", "x": 0, "y": 0}),
+            ErrorCode::DuplicateId,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "nope", "value": 1}),
+            ErrorCode::UnknownParam,
+        ),
+        (
+            json!({"op": "unset_param", "node_id": "qc", "param": "nope"}),
+            ErrorCode::UnknownParam,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "threads", "value": "four"}),
+            ErrorCode::InvalidParamType,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "threads", "value": 1.5}),
+            ErrorCode::InvalidParamType,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "strict", "value": 1}),
+            ErrorCode::InvalidParamType,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "threads", "value": 17}),
+            ErrorCode::ParamOutOfRange,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "ratio", "value": -0.1}),
+            ErrorCode::ParamOutOfRange,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "qc", "param": "mode", "value": "slow"}),
+            ErrorCode::ParamOutOfRange,
+        ),
+        (
+            json!({"op": "set_param", "node_id": "ghost", "param": "threads", "value": 2}),
+            ErrorCode::UnknownNode,
+        ),
+        (
+            json!({"op": "move", "node_id": "ghost", "x": 0, "y": 0}),
+            ErrorCode::UnknownNode,
+        ),
+        (
+            json!({"op": "connect", "edge_id": "e2", "from_node": "qc", "from_port": "report", "to_node": "qc", "to_port": "mate"}),
+            ErrorCode::IncompatiblePorts,
+        ),
+        (
+            json!({"op": "connect", "edge_id": "e2", "from_node": "reads", "from_port": "file", "to_node": "qc", "to_port": "fastq"}),
+            ErrorCode::PortAlreadyConnected,
+        ),
+        (
+            json!({"op": "connect", "edge_id": "e2", "from_node": "qc", "from_port": "trimmed", "to_node": "qc", "to_port": "mate"}),
+            ErrorCode::Cycle,
+        ),
+        (
+            json!({"op": "connect", "edge_id": "e2", "from_node": "reads", "from_port": "nope", "to_node": "qc", "to_port": "mate"}),
+            ErrorCode::UnknownPort,
+        ),
+        (
+            json!({"op": "connect", "edge_id": "e2", "from_node": "reads", "from_port": "file", "to_node": "ghost", "to_port": "mate"}),
+            ErrorCode::UnknownNode,
+        ),
+        (
+            json!({"op": "disconnect", "edge_id": "nope"}),
+            ErrorCode::UnknownEdge,
+        ),
+        (
+            json!({"op": "edit_note", "note_id": "nope", "text": "x"}),
+            ErrorCode::UnknownNote,
+        ),
+        (
+            json!({"op": "remove_note", "note_id": "nope"}),
+            ErrorCode::UnknownNote,
+        ),
+        (
+            json!({"op": "add_operator", "node_id": "bad id!", "operator_id": "qc.check", "x": 0, "y": 0}),
+            ErrorCode::InvalidTransaction,
+        ),
+    ];
+    for (bad, code) in cases {
+        let (got, index) = rejected(&doc, vec![ok.clone(), bad.clone()]);
+        assert_eq!(got, code, "{bad}");
+        assert_eq!(index, 1, "{bad}");
+    }
+}
+
+#[test]
+fn a_cycle_across_nodes_is_rejected() {
+    let cat = catalog();
+    let doc = apply(
+        &small_graph(&cat),
+        vec![
+            json!({"op": "add_operator", "node_id": "qc2", "operator_id": "qc.check", "x": 0, "y": 0}),
+            json!({"op": "connect", "edge_id": "e2", "from_node": "qc", "from_port": "trimmed", "to_node": "qc2", "to_port": "fastq"}),
+        ],
+    )
+    .unwrap();
+    let (code, index) = rejected(
+        &doc,
+        vec![
+            json!({"op": "connect", "edge_id": "e3", "from_node": "qc2", "from_port": "trimmed", "to_node": "qc", "to_port": "mate"}),
+        ],
+    );
+    assert_eq!((code, index), (ErrorCode::Cycle, 0));
+}
+
+#[test]
+fn resource_profiles_decide_which_directories_connect() {
+    let cat = catalog();
+    let doc = apply(
+        &WorkflowDocument::empty("t"),
+        vec![
+            json!({"op": "add_operator", "node_id": "folder", "operator_id": "files.folder", "x": 0, "y": 0}),
+            json!({"op": "add_operator", "node_id": "db", "operator_id": "files.db", "x": 0, "y": 0}),
+            json!({"op": "add_operator", "node_id": "k", "operator_id": "class.classify", "x": 0, "y": 0}),
+        ],
+    )
+    .unwrap();
+    let (code, _) = rejected(
+        &doc,
+        vec![
+            json!({"op": "connect", "edge_id": "x", "from_node": "folder", "from_port": "dir", "to_node": "k", "to_port": "db"}),
+        ],
+    );
+    assert_eq!(code, ErrorCode::IncompatiblePorts);
+    apply_operations(&doc, &cat, &ops(vec![json!({"op": "connect", "edge_id": "x", "from_node": "db", "from_port": "db", "to_node": "k", "to_port": "db"})])).unwrap();
+}
+
+#[test]
+fn a_failed_transaction_leaves_the_document_untouched() {
+    let doc = small_graph(&catalog());
+    let before = doc.clone();
+    let _ = apply(
+        &doc,
+        vec![
+            json!({"op": "remove_operator", "node_id": "qc"}),
+            json!({"op": "disconnect", "edge_id": "nope"}),
+        ],
+    );
+    assert_eq!(doc, before);
+}
+
+fn parse(value: Value) -> Result<GraphTransaction, somite_workflow::SomiteError> {
+    GraphTransaction::from_json(&serde_json::to_vec(&value).unwrap())
+}
+
+#[test]
+fn the_envelope_and_operation_shapes_are_closed() {
+    let base = json!({"base_state_revision": "blake3:00", "idempotency_key": "edit-0001", "summary": "s", "operations": []});
+    let mut extra = base.clone();
+    extra["surprise"] = json!(1);
+    assert_eq!(
+        parse(extra).unwrap_err().code,
+        ErrorCode::InvalidTransaction
+    );
+    let mut unknown_op = base.clone();
+    unknown_op["operations"] = json!([{"op": "explode"}]);
+    assert_eq!(
+        parse(unknown_op).unwrap_err().code,
+        ErrorCode::InvalidTransaction
+    );
+    let mut extra_field = base.clone();
+    extra_field["operations"] = json!([{"op": "move", "node_id": "a", "x": 1, "y": 2, "z": 3}]);
+    assert_eq!(
+        parse(extra_field).unwrap_err().code,
+        ErrorCode::InvalidTransaction
+    );
+    let mut missing = base;
+    missing["operations"] = json!([{"op": "move", "node_id": "a"}]);
+    assert_eq!(
+        parse(missing).unwrap_err().code,
+        ErrorCode::InvalidTransaction
+    );
+}
+
+#[test]
+fn the_envelope_is_checked_before_the_operations() {
+    let doc = small_graph(&catalog());
+    let mv = json!({"op": "move", "node_id": "qc", "x": 1, "y": 1});
+    let empty = common::txn(&doc, "edit-0001", vec![]);
+    assert_eq!(
+        empty.check_envelope().unwrap_err().code,
+        ErrorCode::InvalidTransaction
+    );
+    for key in ["short", "has space!", &"k".repeat(129)] {
+        let t = common::txn(&doc, key, vec![mv.clone()]);
+        assert_eq!(
+            t.check_envelope().unwrap_err().code,
+            ErrorCode::InvalidTransaction,
+            "{key}"
+        );
+    }
+    let at_limit = common::txn(
+        &doc,
+        "edit-0001",
+        vec![mv.clone(); MAX_TRANSACTION_OPERATIONS],
+    );
+    at_limit.check_envelope().unwrap();
+    let over = common::txn(&doc, "edit-0001", vec![mv; MAX_TRANSACTION_OPERATIONS + 1]);
+    assert_eq!(
+        over.check_envelope().unwrap_err().code,
+        ErrorCode::TooManyOperations
+    );
+}
+
+#[test]
+fn the_specification_example_parses() {
+    let example = json!({
+      "base_state_revision": "blake3:...",
+      "idempotency_key": "edit-018f...",
+      "summary": "Add reads and quality control",
+      "operations": [
+        {"op": "add_operator", "node_id": "reads", "operator_id": "files.import", "params": {"path": "reads.fastq"}, "x": 80, "y": 120},
+        {"op": "connect", "edge_id": "reads-to-qc", "from_node": "reads", "from_port": "file", "to_node": "qc", "to_port": "fastq"}
+      ]
+    });
+    let txn = parse(example).unwrap();
+    assert_eq!(txn.operations.len(), 2);
+}
+
+#[test]
+fn documents_with_broken_invariants_are_refused_on_open() {
+    let doc = small_graph(&catalog());
+    let mut dangling = serde_json::to_value(&doc).unwrap();
+    dangling["edges"][0]["to_port"] = json!("nope");
+    let err = WorkflowDocument::from_json(&serde_json::to_vec(&dangling).unwrap()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::UnknownPort);
+    let mut dup = serde_json::to_value(&doc).unwrap();
+    dup["edges"][0]["id"] = json!("qc");
+    let err = WorkflowDocument::from_json(&serde_json::to_vec(&dup).unwrap()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::DuplicateId);
+    let err = WorkflowDocument::from_json(b"{\"schema_version\": 1}").unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidDocument);
+}

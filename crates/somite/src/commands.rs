@@ -1,0 +1,313 @@
+//! The by-hand verbs: catalog search, graph show/apply, assess, rebind.
+//!
+//! Each opens the project, calls the same library function the runtime's
+//! routes call, and renders the result for a person or, with `--json`, as the
+//! exact wire shape. A rejected input prints the structured error (code,
+//! message, recovery) and exits 1; clap's usage errors exit 2.
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use somite_project::{Project, Seed};
+use somite_workflow::SomiteError;
+use somite_workflow::assessment::Assessment;
+use somite_workflow::limits::MAX_DOCUMENT_BYTES;
+use somite_workflow::search::SearchRequest;
+use somite_workflow::transaction::GraphTransaction;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ProjectDir {
+    /// The project folder (default: the current folder).
+    #[arg(long, default_value = ".")]
+    project: PathBuf,
+}
+
+#[derive(Args)]
+pub struct Output {
+    /// Print the machine-readable JSON result.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct CatalogArgs {
+    #[command(subcommand)]
+    action: CatalogAction,
+}
+
+#[derive(Subcommand)]
+enum CatalogAction {
+    /// Rank operators for a query (1–120 characters).
+    Search {
+        query: String,
+        #[arg(long)]
+        limit: Option<usize>,
+        #[arg(long)]
+        cursor: Option<String>,
+        #[command(flatten)]
+        dir: ProjectDir,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(Args)]
+pub struct GraphArgs {
+    #[command(subcommand)]
+    action: GraphAction,
+}
+
+#[derive(Subcommand)]
+enum GraphAction {
+    /// Print the current graph with its state and graph revisions.
+    Show {
+        #[command(flatten)]
+        dir: ProjectDir,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Apply a GraphTransaction JSON file (`-` reads standard input).
+    Apply {
+        transaction: PathBuf,
+        #[command(flatten)]
+        dir: ProjectDir,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(Args)]
+pub struct AssessArgs {
+    #[command(flatten)]
+    dir: ProjectDir,
+    #[command(flatten)]
+    output: Output,
+}
+
+#[derive(Args)]
+pub struct ProjectArgs {
+    #[command(subcommand)]
+    action: ProjectAction,
+}
+
+#[derive(Subcommand)]
+enum ProjectAction {
+    /// Bind the recovered graph to its location again after an interrupted
+    /// save, so edits, compile, run, validate and export work again.
+    Rebind {
+        #[command(flatten)]
+        dir: ProjectDir,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// The graph with its identities, as `somite graph show --json` and
+/// `GET /api/workflow` return it.
+#[derive(Serialize)]
+struct WorkflowView<'a> {
+    state_revision: &'a str,
+    graph_revision: String,
+    semantic_revision: String,
+    document: &'a somite_workflow::graph::WorkflowDocument,
+}
+
+fn open(dir: &ProjectDir) -> Result<Project, SomiteError> {
+    Project::open(&dir.project, Seed::Empty)
+}
+
+/// Renders a result: JSON when asked, else the human text.
+fn finish<T: Serialize>(
+    output: &Output,
+    result: Result<T, SomiteError>,
+    human: impl FnOnce(&T) -> String,
+) -> anyhow::Result<ExitCode> {
+    match result {
+        Ok(value) => {
+            if output.json {
+                println!("{}", serde_json::to_string_pretty(&value)?);
+            } else {
+                print!("{}", human(&value));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            if output.json {
+                println!("{}", serde_json::to_string_pretty(&error)?);
+            } else {
+                eprintln!("error[{}]: {}", error.code, error.message);
+                eprintln!("  what to do: {}", error.recovery);
+            }
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+pub fn catalog(args: CatalogArgs) -> anyhow::Result<ExitCode> {
+    let CatalogAction::Search {
+        query,
+        limit,
+        cursor,
+        dir,
+        output,
+    } = args.action;
+    let result = open(&dir).and_then(|project| {
+        project.catalog().search(&SearchRequest {
+            query,
+            limit,
+            cursor,
+        })
+    });
+    finish(&output, result, |page| {
+        let mut text = format!(
+            "{} match(es) in catalog {}\n",
+            page.total_matches, page.catalog_revision
+        );
+        for m in &page.matches {
+            text += &format!(
+                "{:>4}  {:<32} {}  [{}]\n",
+                m.score,
+                m.id,
+                m.title,
+                m.matched_terms.join(", ")
+            );
+        }
+        if let Some(cursor) = &page.next_cursor {
+            text += &format!("more: --cursor {cursor}\n");
+        }
+        text
+    })
+}
+
+pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
+    match args.action {
+        GraphAction::Show { dir, output } => {
+            let project = open(&dir);
+            let result = project
+                .as_ref()
+                .map_err(Clone::clone)
+                .map(|p| WorkflowView {
+                    state_revision: p.state_revision(),
+                    graph_revision: p.graph_revision(),
+                    semantic_revision: p.graph_revision(),
+                    document: p.document(),
+                });
+            finish(&output, result, |view| {
+                let doc = view.document;
+                let mut text = format!(
+                    "{}\nstate revision: {}\ngraph revision: {}\n",
+                    doc.title, view.state_revision, view.graph_revision
+                );
+                for n in &doc.nodes {
+                    text += &format!("  node {:<20} {}\n", n.id, n.operator_id);
+                }
+                for e in &doc.edges {
+                    text += &format!(
+                        "  edge {:<20} {}.{} -> {}.{}\n",
+                        e.id, e.from_node, e.from_port, e.to_node, e.to_port
+                    );
+                }
+                text
+            })
+        }
+        GraphAction::Apply {
+            transaction,
+            dir,
+            output,
+        } => {
+            let result = read_transaction(&transaction).and_then(|txn| {
+                let mut project = open(&dir)?;
+                project.apply_transaction(&txn)
+            });
+            finish(&output, result, |outcome| {
+                format!(
+                    "{} ({} operation(s)){}\nstate revision: {}\ngraph revision: {}\n",
+                    outcome.summary,
+                    outcome.operations,
+                    if outcome.replayed { ", replayed" } else { "" },
+                    outcome.state_revision,
+                    outcome.graph_revision
+                )
+            })
+        }
+    }
+}
+
+fn read_transaction(path: &PathBuf) -> Result<GraphTransaction, SomiteError> {
+    use somite_workflow::ErrorCode;
+    let bytes = if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin(), MAX_DOCUMENT_BYTES + 1),
+            &mut buf,
+        )
+        .map(|_| buf)
+        .map_err(|e| {
+            SomiteError::new(
+                ErrorCode::Io,
+                format!("cannot read standard input: {e}"),
+                "pipe a transaction JSON document",
+            )
+        })?
+    } else {
+        somite_project::durable::read_capped(path, MAX_DOCUMENT_BYTES).map_err(|e| {
+            SomiteError::new(
+                ErrorCode::InvalidTransaction,
+                e.to_string(),
+                "pass a readable transaction JSON file",
+            )
+        })?
+    };
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(SomiteError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("the transaction exceeds {MAX_DOCUMENT_BYTES} bytes"),
+            "split the edit into several transactions",
+        ));
+    }
+    GraphTransaction::from_json(&bytes)
+}
+
+pub fn assess(args: AssessArgs) -> anyhow::Result<ExitCode> {
+    let result = open(&args.dir).map(|p| p.assess());
+    finish(&args.output, result, render_assessment)
+}
+
+fn render_assessment(a: &Assessment) -> String {
+    let mut text = format!(
+        "{:?}: {} required item(s) for graph {}\n",
+        a.state, a.required_count, a.graph_revision
+    );
+    for item in &a.items {
+        text += &format!(
+            "  {} [{:?}] {}\n      {}\n",
+            if item.required { "✗" } else { "·" },
+            item.kind,
+            item.title,
+            item.detail
+        );
+        for r in &item.resolutions {
+            text += &format!(
+                "      {} {:?}: {}\n",
+                if r.recommended { "→" } else { " " },
+                r.kind,
+                r.label
+            );
+        }
+    }
+    text
+}
+
+pub fn project(args: ProjectArgs) -> anyhow::Result<ExitCode> {
+    let ProjectAction::Rebind { dir, output } = args.action;
+    #[derive(Serialize)]
+    struct Rebound {
+        state_revision: String,
+    }
+    let result =
+        open(&dir).and_then(|mut p| p.rebind().map(|state_revision| Rebound { state_revision }));
+    finish(&output, result, |r| {
+        format!("rebound; state revision {}\n", r.state_revision)
+    })
+}

@@ -1,0 +1,60 @@
+//! `somite`: the command line.
+//!
+//! Every verb is a thin shell over the same library calls the HTTP runtime
+//! and the MCP servers use, so what a person does by hand and what an agent
+//! does through tools cannot drift apart. Human output by default, `--json`
+//! for machines; exit code 2 is a usage error, 1 is rejected input or a
+//! failed operation.
+
+mod commands;
+mod docs_cmd;
+mod mcp_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "somite",
+    version,
+    about = "Typed, reproducible bioinformatics workflows"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search the operator catalog.
+    Catalog(commands::CatalogArgs),
+    /// Show the workflow graph or apply a transaction to it.
+    Graph(commands::GraphArgs),
+    /// Assess the workflow's readiness.
+    Assess(commands::AssessArgs),
+    /// Project maintenance.
+    Project(commands::ProjectArgs),
+    /// Run one of Somite's stdio MCP servers.
+    Mcp(mcp_cmd::McpArgs),
+    /// Read and search the versioned Pixi and Nextflow manuals.
+    Docs(docs_cmd::DocsArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Catalog(args) => commands::catalog(args),
+        Command::Graph(args) => commands::graph(args),
+        Command::Assess(args) => commands::assess(args),
+        Command::Project(args) => commands::project(args),
+        Command::Mcp(args) => mcp_cmd::run(args),
+        Command::Docs(args) => docs_cmd::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
