@@ -35,9 +35,13 @@ pub enum ErrorCode {
     WorkflowNotReady,
     InputOriginRecoveryRequired,
     CapabilityRequired,
+    ForbiddenHost,
+    ForbiddenOrigin,
+    InvalidRequest,
     PayloadTooLarge,
     ToolchainMissing,
     NotFound,
+    #[serde(rename = "io_error")]
     Io,
 }
 
@@ -68,6 +72,9 @@ impl ErrorCode {
             ErrorCode::WorkflowNotReady => "workflow_not_ready",
             ErrorCode::InputOriginRecoveryRequired => "input_origin_recovery_required",
             ErrorCode::CapabilityRequired => "capability_required",
+            ErrorCode::ForbiddenHost => "forbidden_host",
+            ErrorCode::ForbiddenOrigin => "forbidden_origin",
+            ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::ToolchainMissing => "toolchain_missing",
             ErrorCode::NotFound => "not_found",
@@ -90,7 +97,7 @@ pub struct SomiteError {
     pub message: String,
     pub recovery: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Box<Value>>,
 }
 
 impl SomiteError {
@@ -106,14 +113,14 @@ impl SomiteError {
     /// Adds (or merges into) structured details.
     pub fn with_detail(mut self, key: &str, value: impl Serialize) -> Self {
         let value = serde_json::to_value(value).expect("details serialize");
-        match &mut self.details {
+        match self.details.as_deref_mut() {
             Some(Value::Object(map)) => {
                 map.insert(key.to_owned(), value);
             }
             _ => {
                 let mut map = serde_json::Map::new();
                 map.insert(key.to_owned(), value);
-                self.details = Some(Value::Object(map));
+                self.details = Some(Box::new(Value::Object(map)));
             }
         }
         self
@@ -127,3 +134,33 @@ impl SomiteError {
 }
 
 pub type Result<T, E = SomiteError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_as_str() {
+        let codes = [
+            ErrorCode::StaleRevision,
+            ErrorCode::InputOriginRecoveryRequired,
+            ErrorCode::CapabilityRequired,
+            ErrorCode::PayloadTooLarge,
+            ErrorCode::Io,
+        ];
+        for code in codes {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str(), "{code:?}");
+        }
+    }
+
+    #[test]
+    fn details_accumulate() {
+        let e = SomiteError::new(ErrorCode::Cycle, "m", "r")
+            .with_detail("a", 1)
+            .at_operation(3);
+        let details = e.details.unwrap();
+        assert_eq!(details["a"], 1);
+        assert_eq!(details["operation_index"], 3);
+        assert!(e.message.starts_with("operation 3:"));
+    }
+}

@@ -234,7 +234,7 @@ pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn read_transaction(path: &PathBuf) -> Result<GraphTransaction, SomiteError> {
+fn read_transaction(path: &std::path::Path) -> Result<GraphTransaction, SomiteError> {
     use somite_workflow::ErrorCode;
     let bytes = if path.as_os_str() == "-" {
         let mut buf = Vec::new();

@@ -9,6 +9,7 @@
 mod commands;
 mod docs_cmd;
 mod mcp_cmd;
+mod serve_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the web workspace and its runtime on 127.0.0.1.
+    Serve(serve_cmd::ServeArgs),
     /// Search the operator catalog.
     Catalog(commands::CatalogArgs),
     /// Show the workflow graph or apply a transaction to it.
@@ -43,6 +46,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Serve(args) => serve_cmd::run(args),
         Command::Catalog(args) => commands::catalog(args),
         Command::Graph(args) => commands::graph(args),
         Command::Assess(args) => commands::assess(args),

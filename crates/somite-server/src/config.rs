@@ -1,0 +1,175 @@
+//! Start-up configuration, parsed once and validated before anything binds.
+//!
+//! Every setting has a command-line form and, where useful, an environment
+//! variable. An invalid value stops start-up with a message that names the
+//! variable and the range it accepts, rather than surfacing later as a
+//! confusing runtime failure.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The port `somite serve` uses when none is given.
+pub const DEFAULT_PORT: u16 = 7310;
+
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub project: PathBuf,
+    pub address: SocketAddr,
+    /// Folder with the built web bundle, if there is one.
+    pub web_bundle: Option<PathBuf>,
+    /// How often an idle activity stream sends a keep-alive comment.
+    pub sse_keepalive: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{variable}={value:?} is invalid: {accepted}")]
+    Invalid {
+        variable: &'static str,
+        value: String,
+        accepted: &'static str,
+    },
+    #[error(
+        "refusing to bind {0}: Somite serves loopback only (127.0.0.1, ::1); \
+         it has no authentication for other machines"
+    )]
+    NotLoopback(IpAddr),
+}
+
+/// Environment variables the runtime reads.
+pub mod vars {
+    pub const PORT: &str = "SOMITE_PORT";
+    pub const HOST: &str = "SOMITE_HOST";
+    pub const WEB_BUNDLE: &str = "SOMITE_WEB_BUNDLE";
+    pub const SSE_KEEPALIVE_SECS: &str = "SOMITE_SSE_KEEPALIVE_SECS";
+}
+
+/// What the command line said; `None` falls back to the environment, then
+/// the default.
+#[derive(Debug, Clone, Default)]
+pub struct CliOverrides {
+    pub project: Option<PathBuf>,
+    pub port: Option<u16>,
+    pub host: Option<IpAddr>,
+}
+
+impl ServerConfig {
+    /// Builds the configuration from the command line and an environment map.
+    pub fn from_sources(
+        cli: CliOverrides,
+        env: &BTreeMap<String, String>,
+    ) -> Result<ServerConfig, ConfigError> {
+        let port = match (cli.port, env.get(vars::PORT)) {
+            (Some(port), _) => port,
+            (None, Some(value)) => {
+                value
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|p| *p != 0)
+                    .ok_or_else(|| ConfigError::Invalid {
+                        variable: vars::PORT,
+                        value: value.clone(),
+                        accepted: "a TCP port number within 1..=65535",
+                    })?
+            }
+            (None, None) => DEFAULT_PORT,
+        };
+        let host = match (cli.host, env.get(vars::HOST)) {
+            (Some(host), _) => host,
+            (None, Some(value)) => value.parse().map_err(|_| ConfigError::Invalid {
+                variable: vars::HOST,
+                value: value.clone(),
+                accepted: "a loopback IP address: 127.0.0.1 or ::1",
+            })?,
+            (None, None) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        };
+        if !host.is_loopback() {
+            return Err(ConfigError::NotLoopback(host));
+        }
+        let sse_keepalive = match env.get(vars::SSE_KEEPALIVE_SECS) {
+            None => Duration::from_secs(15),
+            Some(value) => value
+                .parse::<u64>()
+                .ok()
+                .filter(|s| (1..=300).contains(s))
+                .map(Duration::from_secs)
+                .ok_or_else(|| ConfigError::Invalid {
+                    variable: vars::SSE_KEEPALIVE_SECS,
+                    value: value.clone(),
+                    accepted: "whole seconds within 1..=300",
+                })?,
+        };
+        Ok(ServerConfig {
+            project: cli.project.unwrap_or_else(|| PathBuf::from(".")),
+            address: SocketAddr::new(host, port),
+            web_bundle: env.get(vars::WEB_BUNDLE).map(PathBuf::from),
+            sse_keepalive,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_bind_loopback_on_the_documented_port() {
+        let config = ServerConfig::from_sources(CliOverrides::default(), &env(&[])).unwrap();
+        assert_eq!(config.address.to_string(), "127.0.0.1:7310");
+    }
+
+    #[test]
+    fn invalid_values_name_the_variable_and_its_range() {
+        for (var, value) in [
+            (vars::PORT, "0"),
+            (vars::PORT, "70000"),
+            (vars::PORT, "http"),
+            (vars::SSE_KEEPALIVE_SECS, "0"),
+            (vars::SSE_KEEPALIVE_SECS, "301"),
+            (vars::HOST, "localhost:1"),
+        ] {
+            let err = ServerConfig::from_sources(CliOverrides::default(), &env(&[(var, value)]))
+                .unwrap_err();
+            let text = err.to_string();
+            assert!(text.contains(var), "{text}");
+            assert!(
+                text.contains("within") || text.contains("loopback"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_non_loopback_address_is_refused() {
+        for host in ["0.0.0.0", "192.0.2.1", "::"] {
+            let err =
+                ServerConfig::from_sources(CliOverrides::default(), &env(&[(vars::HOST, host)]))
+                    .unwrap_err();
+            assert!(matches!(err, ConfigError::NotLoopback(_)), "{host}");
+        }
+        let cli = CliOverrides {
+            host: Some("10.1.2.3".parse().unwrap()),
+            ..Default::default()
+        };
+        assert!(ServerConfig::from_sources(cli, &env(&[])).is_err());
+    }
+
+    #[test]
+    fn the_command_line_wins_over_the_environment() {
+        let cli = CliOverrides {
+            port: Some(9000),
+            ..Default::default()
+        };
+        let config = ServerConfig::from_sources(cli, &env(&[(vars::PORT, "9100")])).unwrap();
+        assert_eq!(config.address.port(), 9000);
+    }
+}

@@ -1,0 +1,144 @@
+//! Request guards: loopback Host and Origin, and the MCP capability.
+//!
+//! Binding 127.0.0.1 keeps other machines out, but a web page in the user's
+//! own browser can still reach loopback. DNS rebinding makes such a page look
+//! same-origin, so every request must name a loopback Host, and any request
+//! carrying an Origin must come from a loopback origin. MCP-only routes
+//! additionally require a live capability, whether or not the caller claims
+//! to be the MCP adapter.
+
+use crate::api_error::ApiError;
+use crate::capability::CAPABILITY_HEADER;
+use crate::state::AppState;
+use axum::extract::{Request, State};
+use axum::http::HeaderMap;
+use axum::http::header::{HOST, ORIGIN};
+use axum::middleware::Next;
+use axum::response::Response;
+use somite_workflow::ErrorCode;
+use std::sync::Arc;
+
+/// Whether `host` (a Host header value: name, optional port) is loopback.
+pub fn is_loopback_host(host: &str) -> bool {
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((name, tail)) if tail.is_empty() || valid_port(tail) => name,
+            _ => return false,
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) if valid_port(&format!(":{port}")) => name,
+            Some(_) => return false,
+            None => host,
+        }
+    };
+    let name = name.to_ascii_lowercase();
+    name == "localhost"
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+fn valid_port(tail: &str) -> bool {
+    tail.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.parse::<u16>().is_ok())
+}
+
+/// Whether an Origin header value is a loopback web origin.
+pub fn is_loopback_origin(origin: &str) -> bool {
+    origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|rest| !rest.contains('/') && is_loopback_host(rest))
+}
+
+/// Rejects any request whose Host or Origin is not loopback.
+pub async fn loopback_only(request: Request, next: Next) -> Result<Response, ApiError> {
+    let headers = request.headers();
+    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
+    if !host.is_some_and(is_loopback_host) {
+        return Err(ApiError::new(
+            ErrorCode::ForbiddenHost,
+            "the Host header is not a loopback address",
+            "open Somite at http://127.0.0.1:<port>/ (or localhost); other host names are refused to prevent DNS rebinding",
+        ));
+    }
+    if let Some(origin) = headers.get(ORIGIN)
+        && !origin.to_str().is_ok_and(is_loopback_origin)
+    {
+        return Err(ApiError::new(
+            ErrorCode::ForbiddenOrigin,
+            "requests from this origin are refused",
+            "use the Somite page served from 127.0.0.1; other sites cannot call the local runtime",
+        ));
+    }
+    Ok(next.run(request).await)
+}
+
+/// Requires a live capability on MCP-only routes.
+pub async fn capability_required(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    if !presented_capability(request.headers()).is_some_and(|c| state.capabilities.verify(c)) {
+        return Err(ApiError::new(
+            ErrorCode::CapabilityRequired,
+            "this route is for Somite's MCP adapter and needs its capability",
+            "call it through `somite mcp somite`, which presents the capability it was given",
+        ));
+    }
+    Ok(next.run(request).await)
+}
+
+fn presented_capability(headers: &HeaderMap) -> Option<&str> {
+    headers.get(CAPABILITY_HEADER)?.to_str().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts_are_recognised() {
+        for ok in [
+            "127.0.0.1:7310",
+            "127.0.0.1",
+            "localhost:80",
+            "LOCALHOST",
+            "[::1]:7310",
+            "[::1]",
+            "127.1.2.3:9",
+        ] {
+            assert!(is_loopback_host(ok), "{ok}");
+        }
+        for bad in [
+            "example.com",
+            "127.0.0.1.nip.io:7310",
+            "evil.localhost:7310",
+            "10.0.0.1:7310",
+            "[::2]:1",
+            "127.0.0.1:",
+            "127.0.0.1:99999",
+            "[::1]x",
+            "",
+        ] {
+            assert!(!is_loopback_host(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn loopback_origins_are_recognised() {
+        assert!(is_loopback_origin("http://127.0.0.1:7310"));
+        assert!(is_loopback_origin("http://localhost:5173"));
+        for bad in [
+            "null",
+            "http://example.com",
+            "file://",
+            "http://127.0.0.1:7310/x",
+            "ws://localhost",
+        ] {
+            assert!(!is_loopback_origin(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Somite's loopback HTTP runtime.
+//!
+//! `somite serve` runs this: the JSON routes the web workspace and the MCP
+//! adapter call, the activity feed, and the built web bundle. It binds
+//! loopback only, checks Host and Origin on every request, bounds every body,
+//! and guards the MCP-only routes with per-child capabilities.
+
+pub mod api_error;
+pub mod body;
+pub mod capability;
+pub mod config;
+pub mod feed;
+pub mod guard;
+pub mod routes;
+pub mod sse;
+pub mod state;
+pub mod web;
+
+use axum::Router;
+use axum::middleware;
+use axum::routing::{get, post};
+use config::ServerConfig;
+use somite_project::Project;
+use state::AppState;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+/// The full router: human routes, MCP routes behind the capability, web.
+pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Router {
+    let shared = Router::new()
+        .route("/workflow", get(routes::workflow))
+        .route("/readiness", get(routes::readiness))
+        .route("/catalog/search", get(routes::catalog_search))
+        .route("/catalog/operators/{id}", get(routes::catalog_operator));
+    let human = shared
+        .clone()
+        .route("/health", get(routes::health))
+        .route("/transactions", post(routes::human_transaction))
+        .route("/activity", get(routes::activity))
+        .route("/activity/stream", get(sse::stream));
+    let mcp = shared
+        .route("/transactions", post(routes::agent_transaction))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            guard::capability_required,
+        ));
+    let api = human
+        .nest("/mcp", mcp)
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed);
+    Router::new()
+        .nest("/api", api)
+        .merge(web::routes(web_bundle))
+        .layer(middleware::from_fn(guard::loopback_only))
+        .with_state(state)
+}
+
+/// A running server.
+pub struct RunningServer {
+    pub address: SocketAddr,
+    pub state: Arc<AppState>,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    /// The base URL, e.g. `http://127.0.0.1:7310`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Stops accepting connections and waits for in-flight requests.
+    pub async fn shutdown(mut self) -> std::io::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.task.await.unwrap_or(Ok(()))
+    }
+
+    /// Waits until the server stops by itself (it does not, unless it fails).
+    pub async fn wait(self) -> std::io::Result<()> {
+        self.task.await.unwrap_or(Ok(()))
+    }
+
+    /// A future resolving when shutdown is requested through `signal`.
+    pub async fn run_until(mut self, signal: impl Future<Output = ()>) -> std::io::Result<()> {
+        signal.await;
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.task.await.unwrap_or(Ok(()))
+    }
+}
+
+/// Binds the configured loopback address and starts serving `project`.
+pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<RunningServer> {
+    if !config.address.ip().is_loopback() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            config::ConfigError::NotLoopback(config.address.ip()).to_string(),
+        ));
+    }
+    let listener = TcpListener::bind(config.address).await?;
+    let address = listener.local_addr()?;
+    let state = Arc::new(AppState::new(project, config.sse_keepalive));
+    let bundle = config.web_bundle.clone().or_else(web::default_bundle);
+    let app = router(state.clone(), bundle.as_deref());
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await
+    });
+    Ok(RunningServer {
+        address,
+        state,
+        shutdown: Some(tx),
+        task,
+    })
+}

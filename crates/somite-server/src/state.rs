@@ -1,0 +1,110 @@
+//! Shared runtime state: the open project, the feed, the capabilities.
+//!
+//! The project sits behind one mutex: a transaction's compare-and-swap,
+//! durable publication and feed announcement happen under it, so the feed's
+//! order is the order in which edits were committed and concurrent writers
+//! on one base revision produce exactly one winner.
+
+use crate::api_error::ApiError;
+use crate::capability::Capabilities;
+use crate::feed::Feed;
+use serde::Serialize;
+use serde_json::json;
+use somite_project::{Project, TransactionOutcome};
+use somite_workflow::graph::WorkflowDocument;
+use somite_workflow::transaction::GraphTransaction;
+use somite_workflow::{ErrorCode, SomiteError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+#[derive(Debug)]
+pub struct AppState {
+    project: Mutex<Project>,
+    pub feed: Feed,
+    pub capabilities: Capabilities,
+    pub sse_keepalive: Duration,
+}
+
+/// Who made an edit, for the feed.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EditSource {
+    Human,
+    /// Through the MCP adapter; `activity` correlates it with the agent's
+    /// tool call when the adapter sent one.
+    Agent {
+        activity: Option<String>,
+    },
+}
+
+/// A transaction's reply: the outcome, and for a fresh edit the resulting
+/// document and the feed cursor that announced it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TransactionReply {
+    #[serde(flatten)]
+    pub outcome: TransactionOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<WorkflowDocument>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<u64>,
+}
+
+impl AppState {
+    pub fn new(project: Project, sse_keepalive: Duration) -> AppState {
+        AppState {
+            project: Mutex::new(project),
+            feed: Feed::default(),
+            capabilities: Capabilities::default(),
+            sse_keepalive,
+        }
+    }
+
+    pub fn project(&self) -> MutexGuard<'_, Project> {
+        self.project.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies a transaction and announces it; blocking (durable I/O).
+    pub fn apply(
+        &self,
+        txn: &GraphTransaction,
+        source: EditSource,
+    ) -> Result<TransactionReply, SomiteError> {
+        let mut project = self.project();
+        let outcome = project.apply_transaction(txn)?;
+        if outcome.replayed {
+            return Ok(TransactionReply {
+                outcome,
+                document: None,
+                cursor: None,
+            });
+        }
+        let document = project.document().clone();
+        let cursor = self.feed.publish(
+            "transaction",
+            json!({"source": source, "outcome": outcome, "document": document}),
+        );
+        Ok(TransactionReply {
+            outcome,
+            document: Some(document),
+            cursor: Some(cursor),
+        })
+    }
+}
+
+/// Runs blocking project work off the async executor.
+pub async fn blocking<T: Send + 'static>(
+    state: &Arc<AppState>,
+    work: impl FnOnce(&AppState) -> Result<T, SomiteError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || work(&state))
+        .await
+        .map_err(|e| {
+            ApiError::new(
+                ErrorCode::Io,
+                format!("the request's worker failed: {e}"),
+                "retry; if it persists, restart Somite and report the log",
+            )
+        })?
+        .map_err(ApiError)
+}

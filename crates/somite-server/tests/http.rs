@@ -1,0 +1,553 @@
+//! The runtime over real HTTP on loopback: every route's success and error
+//! envelope, Host/Origin checks, body bounds, capabilities, concurrency and
+//! the resumable activity stream.
+
+use futures_util::StreamExt;
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+use somite_project::{Project, Seed};
+use somite_server::RunningServer;
+use somite_server::body::MAX_REQUEST_BYTES;
+use somite_server::capability::CAPABILITY_HEADER;
+use somite_server::config::ServerConfig;
+use std::time::Duration;
+
+struct Harness {
+    server: RunningServer,
+    client: Client,
+    _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    async fn start() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::open(dir.path(), Seed::Empty).unwrap();
+        let config = ServerConfig {
+            project: dir.path().to_path_buf(),
+            address: "127.0.0.1:0".parse().unwrap(),
+            web_bundle: None,
+            sse_keepalive: Duration::from_secs(1),
+        };
+        let server = somite_server::start(&config, project).await.unwrap();
+        Harness {
+            server,
+            client: Client::new(),
+            _dir: dir,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.server.url())
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let response = self.client.get(self.url(path)).send().await.unwrap();
+        let status = response.status();
+        (status, response.json().await.unwrap())
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        let response = self
+            .client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        (status, response.json().await.unwrap())
+    }
+
+    async fn state_revision(&self) -> String {
+        self.get("/api/workflow").await.1["state_revision"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+}
+
+fn add(base: &str, key: &str, node: &str) -> Value {
+    json!({
+        "base_state_revision": base,
+        "idempotency_key": key,
+        "summary": format!("add {node}"),
+        "operations": [{"op": "add_operator", "node_id": node, "operator_id": "files.import", "params": {"path": "r.fastq"}, "x": 0, "y": 0}],
+    })
+}
+
+fn assert_envelope(body: &Value, code: &str) {
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    assert!(
+        body["recovery"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn every_human_route_answers_with_its_contract() {
+    let h = Harness::start().await;
+    let (status, health) = h.get("/api/health").await;
+    assert_eq!(
+        (status, health["ok"].clone()),
+        (StatusCode::OK, json!(true))
+    );
+
+    let (status, workflow) = h.get("/api/workflow").await;
+    assert_eq!(status, StatusCode::OK);
+    for field in [
+        "state_revision",
+        "graph_revision",
+        "semantic_revision",
+        "catalog_revision",
+        "document",
+    ] {
+        assert!(!workflow[field].is_null(), "{field}");
+    }
+    assert_eq!(workflow["graph_revision"], workflow["semantic_revision"]);
+
+    let base = workflow["state_revision"].as_str().unwrap();
+    let (status, reply) = h
+        .post("/api/transactions", &add(base, "edit-00000001", "reads"))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(reply["document"]["nodes"][0]["id"], "reads");
+    assert_eq!(reply["previous_state_revision"], base);
+    assert_eq!(reply["cursor"], 1);
+    assert_eq!(
+        h.state_revision().await,
+        reply["state_revision"].as_str().unwrap()
+    );
+
+    let (status, replay) = h
+        .post("/api/transactions", &add(base, "edit-00000001", "reads"))
+        .await;
+    assert_eq!(
+        (status, replay["replayed"].clone()),
+        (StatusCode::OK, json!(true))
+    );
+    assert_eq!(replay["state_revision"], reply["state_revision"]);
+
+    let (status, readiness) = h.get("/api/readiness").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(readiness["graph_revision"], reply["graph_revision"]);
+    assert_eq!(readiness["state"], "needs_action");
+
+    let (status, page) = h.get("/api/catalog/search?q=fastq&limit=2").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(page["matches"].as_array().unwrap().len(), 2);
+    let cursor = page["next_cursor"].as_str().unwrap();
+    let (status, next) = h
+        .get(&format!(
+            "/api/catalog/search?q=fastq&limit=2&cursor={cursor}"
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_ne!(next["matches"][0]["id"], page["matches"][0]["id"]);
+
+    let (status, op) = h.get("/api/catalog/operators/qc.fastp").await;
+    assert_eq!(
+        (status, op["contract"]["id"].clone()),
+        (StatusCode::OK, json!("qc.fastp"))
+    );
+
+    let (status, activity) = h.get("/api/activity?after=0").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(activity["events"][0]["kind"], "transaction");
+    assert_eq!(activity["events"][0]["data"]["source"]["kind"], "human");
+    assert_eq!(
+        activity["events"][0]["data"]["document"]["nodes"][0]["id"],
+        "reads"
+    );
+}
+
+#[tokio::test]
+async fn errors_use_the_envelope_with_stable_codes() {
+    let h = Harness::start().await;
+    let base = h.state_revision().await;
+    h.post("/api/transactions", &add(&base, "edit-00000001", "reads"))
+        .await;
+
+    let cases: Vec<(Value, StatusCode, &str)> = vec![
+        (
+            add(&base, "edit-00000002", "other"),
+            StatusCode::CONFLICT,
+            "stale_revision",
+        ),
+        (
+            json!({"base_state_revision": base, "idempotency_key": "edit-00000001", "summary": "different", "operations": [{"op": "set_title", "title": "x"}]}),
+            StatusCode::CONFLICT,
+            "idempotency_conflict",
+        ),
+        (
+            json!({"nonsense": true}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_transaction",
+        ),
+    ];
+    for (body, status, code) in cases {
+        let (got, reply) = h.post("/api/transactions", &body).await;
+        assert_eq!(got, status, "{reply}");
+        assert_envelope(&reply, code);
+    }
+    let current = h.state_revision().await;
+    let (status, reply) = h
+        .post("/api/transactions", &json!({"base_state_revision": current, "idempotency_key": "edit-00000003", "summary": "s", "operations": [{"op": "add_operator", "node_id": "x", "operator_id": "no.such", "x": 0, "y": 0}]}))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_envelope(&reply, "unknown_operator");
+    assert_eq!(reply["details"]["operation_index"], 0);
+
+    for (path, status, code) in [
+        (
+            "/api/catalog/search?q=",
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+        ),
+        (
+            "/api/catalog/search?q=fastq&cursor=bogus",
+            StatusCode::BAD_REQUEST,
+            "invalid_cursor",
+        ),
+        (
+            "/api/catalog/search?q=fastq&surprise=1",
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+        ),
+        (
+            "/api/catalog/operators/no.such",
+            StatusCode::NOT_FOUND,
+            "not_found",
+        ),
+        ("/api/no-such-route", StatusCode::NOT_FOUND, "not_found"),
+    ] {
+        let (got, reply) = h.get(path).await;
+        assert_eq!(got, status, "{path}: {reply}");
+        assert_envelope(&reply, code);
+    }
+    let response = h
+        .client
+        .post(h.url("/api/transactions"))
+        .body("{}")
+        .header("content-type", "text/plain")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    assert_envelope(&response.json().await.unwrap(), "invalid_request");
+    let response = h
+        .client
+        .delete(h.url("/api/workflow"))
+        .send()
+        .await
+        .unwrap();
+    assert_envelope(&response.json().await.unwrap(), "invalid_request");
+}
+
+#[tokio::test]
+async fn non_loopback_host_and_origin_are_refused_everywhere() {
+    let h = Harness::start().await;
+    for path in ["/api/workflow", "/api/health", "/", "/api/mcp/workflow"] {
+        let response = h
+            .client
+            .get(h.url(path))
+            .header("host", "attacker.example:7310")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{path}");
+        assert_envelope(&response.json().await.unwrap(), "forbidden_host");
+        let response = h
+            .client
+            .get(h.url(path))
+            .header("origin", "http://attacker.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{path}");
+        assert_envelope(&response.json().await.unwrap(), "forbidden_origin");
+    }
+    let base = h.state_revision().await;
+    let response = h
+        .client
+        .post(h.url("/api/transactions"))
+        .header("origin", "null")
+        .json(&add(&base, "edit-00000001", "x"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        h.state_revision().await,
+        base,
+        "a refused request changes nothing"
+    );
+    let ok = h
+        .client
+        .get(h.url("/api/health"))
+        .header("origin", "http://localhost:5173")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_refused_with_payload_too_large() {
+    let h = Harness::start().await;
+    let big = format!("{{\"summary\": \"{}\"}}", "x".repeat(MAX_REQUEST_BYTES));
+    for path in ["/api/transactions"] {
+        let response = h
+            .client
+            .post(h.url(path))
+            .header("content-type", "application/json")
+            .body(big.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_envelope(&response.json().await.unwrap(), "payload_too_large");
+    }
+}
+
+#[tokio::test]
+async fn mcp_routes_require_a_live_capability() {
+    let h = Harness::start().await;
+    let base = h.state_revision().await;
+    let routes: Vec<(&str, Option<Value>)> = vec![
+        ("/api/mcp/workflow", None),
+        ("/api/mcp/readiness", None),
+        ("/api/mcp/catalog/search?q=fastq", None),
+        ("/api/mcp/catalog/operators/qc.fastp", None),
+        (
+            "/api/mcp/transactions",
+            Some(add(&base, "edit-00000001", "x")),
+        ),
+    ];
+    let (id, capability) = h.server.state.capabilities.issue();
+    for (path, body) in &routes {
+        for presented in [None, Some("wrong"), Some(&"0".repeat(64)[..])] {
+            for activity_header in [false, true] {
+                let mut request = match body {
+                    Some(b) => h.client.post(h.url(path)).json(b),
+                    None => h.client.get(h.url(path)),
+                };
+                if let Some(p) = presented {
+                    request = request.header(CAPABILITY_HEADER, p);
+                }
+                if activity_header {
+                    request = request.header("x-somite-mcp-activity", "call-1");
+                }
+                let response = request.send().await.unwrap();
+                assert_eq!(
+                    response.status(),
+                    StatusCode::UNAUTHORIZED,
+                    "{path} {presented:?}"
+                );
+                assert_envelope(&response.json().await.unwrap(), "capability_required");
+            }
+        }
+        let request = match body {
+            Some(b) => h.client.post(h.url(path)).json(b),
+            None => h.client.get(h.url(path)),
+        };
+        let response = request
+            .header(CAPABILITY_HEADER, capability.expose())
+            .header("x-somite-mcp-activity", "call-7")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+    }
+    let (_, activity) = h.get("/api/activity").await;
+    let event = &activity["events"][0];
+    assert_eq!(
+        event["data"]["source"],
+        json!({"kind": "agent", "activity": "call-7"})
+    );
+    assert!(
+        !activity.to_string().contains(capability.expose()),
+        "the feed never carries the capability"
+    );
+
+    h.server.state.capabilities.revoke(id);
+    let response = h
+        .client
+        .get(h.url("/api/mcp/workflow"))
+        .header(CAPABILITY_HEADER, capability.expose())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::UNAUTHORIZED,
+        "a revoked capability is refused"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_writers_on_one_base_get_exactly_one_winner_per_round() {
+    let h = Harness::start().await;
+    let mut chain = vec![h.state_revision().await];
+    for round in 0..5 {
+        let base = chain.last().unwrap().clone();
+        let requests = (0..32).map(|writer| {
+            let client = h.client.clone();
+            let url = h.url("/api/transactions");
+            let body = add(
+                &base,
+                &format!("race-{round}-{writer:04}"),
+                &format!("n{round}_{writer}"),
+            );
+            tokio::spawn(async move {
+                let response = client.post(url).json(&body).send().await.unwrap();
+                (response.status(), response.json::<Value>().await.unwrap())
+            })
+        });
+        let results = futures_util::future::join_all(requests).await;
+        let mut winners = Vec::new();
+        for result in results {
+            let (status, body) = result.unwrap();
+            match status {
+                StatusCode::OK => winners.push(body),
+                StatusCode::CONFLICT => assert_eq!(body["code"], "stale_revision", "{body}"),
+                other => panic!("unexpected {other}: {body}"),
+            }
+        }
+        assert_eq!(winners.len(), 1, "round {round}");
+        assert_eq!(winners[0]["previous_state_revision"], json!(base));
+        chain.push(winners[0]["state_revision"].as_str().unwrap().to_owned());
+    }
+    let (_, workflow) = h.get("/api/workflow").await;
+    assert_eq!(
+        workflow["document"]["nodes"].as_array().unwrap().len(),
+        5,
+        "every winner's edit is kept"
+    );
+    assert_eq!(workflow["state_revision"], json!(chain.last().unwrap()));
+    let (_, activity) = h.get("/api/activity").await;
+    let events = activity["events"].as_array().unwrap();
+    assert_eq!(events.len(), 5);
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(
+            event["data"]["outcome"]["previous_state_revision"],
+            json!(chain[i])
+        );
+        assert_eq!(
+            event["data"]["outcome"]["state_revision"],
+            json!(chain[i + 1])
+        );
+    }
+}
+
+/// Reads SSE events from a response until `count` events with ids arrived.
+async fn read_events(response: reqwest::Response, count: usize) -> Vec<(String, u64, Value)> {
+    let mut stream = response.bytes_stream();
+    let mut buffer = String::new();
+    let mut events = Vec::new();
+    while events.len() < count {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("events arrive in time")
+            .expect("the stream stays open")
+            .unwrap();
+        buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let (mut kind, mut id, mut data) = (String::new(), None, Value::Null);
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    kind = v.trim().to_owned();
+                } else if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().parse().ok();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data = serde_json::from_str(v.trim()).unwrap();
+                }
+            }
+            if let Some(id) = id {
+                events.push((kind, id, data));
+            }
+        }
+    }
+    events
+}
+
+#[tokio::test]
+async fn the_activity_stream_resumes_without_duplicates_or_gaps() {
+    let h = Harness::start().await;
+    let mut base = h.state_revision().await;
+    for i in 0..3 {
+        let (_, reply) = h
+            .post(
+                "/api/transactions",
+                &add(&base, &format!("edit-{i:08}"), &format!("n{i}")),
+            )
+            .await;
+        base = reply["state_revision"].as_str().unwrap().to_owned();
+    }
+    let first = h
+        .client
+        .get(h.url("/api/activity/stream"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.headers()["content-type"], "text/event-stream");
+    let seen = read_events(first, 3).await;
+    assert_eq!(seen.iter().map(|e| e.1).collect::<Vec<_>>(), vec![1, 2, 3]);
+    // The browser disconnected; two more edits happen meanwhile.
+    for i in 3..5 {
+        let (_, reply) = h
+            .post(
+                "/api/transactions",
+                &add(&base, &format!("edit-{i:08}"), &format!("n{i}")),
+            )
+            .await;
+        base = reply["state_revision"].as_str().unwrap().to_owned();
+    }
+    let resumed = h
+        .client
+        .get(h.url("/api/activity/stream"))
+        .header("last-event-id", "3")
+        .send()
+        .await
+        .unwrap();
+    let mut reader = Box::pin(async move { read_events(resumed, 3).await });
+    // A live edit after reconnecting arrives after the backlog, once.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (_, reply) = h
+        .post("/api/transactions", &add(&base, "edit-00000005", "n5"))
+        .await;
+    assert_eq!(reply["cursor"], 6);
+    let events = (&mut reader).await;
+    assert_eq!(
+        events.iter().map(|e| e.1).collect::<Vec<_>>(),
+        vec![4, 5, 6]
+    );
+    assert!(events.iter().all(|e| e.0 == "transaction"));
+    assert_eq!(
+        events[2].2["data"]["document"]["nodes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+    // `?after=` resumes the same way.
+    let by_query = h
+        .client
+        .get(h.url("/api/activity/stream?after=5"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read_events(by_query, 1).await[0].1, 6);
+}
+
+#[tokio::test]
+async fn the_web_workspace_page_is_served() {
+    let h = Harness::start().await;
+    let response = h.client.get(h.url("/")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.text().await.unwrap().contains("Somite"));
+}

@@ -1,0 +1,78 @@
+//! `somite serve`: the web workspace and its loopback runtime.
+
+use clap::Args;
+use somite_project::{Project, Seed};
+use somite_server::config::{CliOverrides, ServerConfig};
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// The project folder (default: the current folder). A folder without a
+    /// workflow starts from a small example.
+    #[arg(long)]
+    project: Option<PathBuf>,
+    /// The TCP port (default 7310, or SOMITE_PORT).
+    #[arg(long)]
+    port: Option<u16>,
+    /// The loopback address to bind (127.0.0.1 or ::1).
+    #[arg(long)]
+    host: Option<IpAddr>,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let env = std::env::vars().collect();
+    let config = match ServerConfig::from_sources(
+        CliOverrides {
+            project: args.project,
+            port: args.port,
+            host: args.host,
+        },
+        &env,
+    ) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let project = match Project::open(&config.project, Seed::Example) {
+        Ok(project) => project,
+        Err(e) => {
+            eprintln!(
+                "error[{}]: {}\n  what to do: {}",
+                e.code, e.message, e.recovery
+            );
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let server = somite_server::start(&config, project).await?;
+        let project = std::fs::canonicalize(&config.project).unwrap_or(config.project.clone());
+        println!(
+            "Somite is serving {}/ (project {}, ready in {} ms)",
+            server.url(),
+            project.display(),
+            started.elapsed().as_millis()
+        );
+        server.run_until(shutdown_signal()).await?;
+        eprintln!("Somite stopped.");
+        anyhow::Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing a SIGTERM handler succeeds");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+}

@@ -1,0 +1,123 @@
+//! The by-hand verbs: human output, `--json`, and exit codes that tell a
+//! usage error (2) from rejected input (1).
+
+use serde_json::{Value, json};
+use std::process::{Command, Output};
+
+fn somite(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_somite"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+#[test]
+fn catalog_search_ranks_and_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().to_str().unwrap();
+    let out = somite(&[
+        "catalog",
+        "search",
+        "kraken2",
+        "--json",
+        "--project",
+        project,
+    ]);
+    assert!(out.status.success());
+    let page = json_of(&out);
+    assert_eq!(page["matches"][0]["id"], "class.kraken2");
+    let human = somite(&[
+        "catalog",
+        "search",
+        "align reads",
+        "--limit",
+        "2",
+        "--project",
+        project,
+    ]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("match(es)") && text.contains("more: --cursor"),
+        "{text}"
+    );
+    let bad = somite(&["catalog", "search", "", "--project", project]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid_query"));
+}
+
+#[test]
+fn graph_apply_show_and_assess_work_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().to_str().unwrap();
+    let shown = json_of(&somite(&["graph", "show", "--json", "--project", project]));
+    let base = shown["state_revision"].as_str().unwrap();
+    let txn = json!({
+        "base_state_revision": base, "idempotency_key": "cli-edit-0001", "summary": "Add reads and QC",
+        "operations": [
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import", "params": {"path": "reads.fastq"}, "x": 80, "y": 120},
+            {"op": "add_operator", "node_id": "qc", "operator_id": "qc.fastqc", "x": 380, "y": 120},
+            {"op": "connect", "edge_id": "reads-to-qc", "from_node": "reads", "from_port": "file", "to_node": "qc", "to_port": "reads"}
+        ]
+    });
+    let file = dir.path().join("edit.json");
+    std::fs::write(&file, txn.to_string()).unwrap();
+    let applied = somite(&[
+        "graph",
+        "apply",
+        file.to_str().unwrap(),
+        "--json",
+        "--project",
+        project,
+    ]);
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stdout)
+    );
+    let outcome = json_of(&applied);
+    assert_eq!(outcome["previous_state_revision"], base);
+
+    let again = json_of(&somite(&[
+        "graph",
+        "apply",
+        file.to_str().unwrap(),
+        "--json",
+        "--project",
+        project,
+    ]));
+    assert_eq!(again["replayed"], true);
+
+    let shown = somite(&["graph", "show", "--project", project]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("reads-to-qc") && text.contains(outcome["state_revision"].as_str().unwrap()),
+        "{text}"
+    );
+
+    let assessed = json_of(&somite(&["assess", "--json", "--project", project]));
+    assert_eq!(
+        assessed["state"], "needs_action",
+        "reads.fastq does not exist"
+    );
+    std::fs::write(dir.path().join("reads.fastq"), "@r\nACGT\n+\nIIII\n").unwrap();
+    let assessed = json_of(&somite(&["assess", "--json", "--project", project]));
+    assert_eq!(assessed["state"], "ready", "{assessed}");
+
+    let stale = somite(&["graph", "apply", "-", "--json", "--project", project]);
+    assert_eq!(
+        stale.status.code(),
+        Some(1),
+        "an empty stdin is rejected input"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(somite(&["graph", "frobnicate"]).status.code(), Some(2));
+    assert_eq!(somite(&["catalog"]).status.code(), Some(2));
+}
