@@ -2,11 +2,15 @@
 //! the canonical graph with its input-origin sidecar and autosave, and
 //! idempotency records that survive a restart.
 
+pub mod attach;
+pub mod compiled;
 pub mod durable;
 mod example;
+pub mod export;
 pub mod layout;
 pub mod project;
 pub mod records;
+pub mod toolchain;
 
 pub use layout::Layout;
 pub use project::{Project, Seed, TransactionOutcome};

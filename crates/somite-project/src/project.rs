@@ -190,8 +190,16 @@ impl Project {
     }
 
     /// The Workflow assessment of the current graph, with input paths
-    /// resolved against the project folder.
+    /// resolved against the project folder and this machine's missing run
+    /// tools noted.
     pub fn assess(&self) -> Assessment {
+        let mut assessment = self.assess_graph();
+        crate::toolchain::note_missing_tools(&mut assessment);
+        assessment
+    }
+
+    /// The assessment of the graph alone, without facts about this machine.
+    pub fn assess_graph(&self) -> Assessment {
         let root = self.layout.root().to_path_buf();
         assess(&self.document, &self.catalog, &move |path: &str| {
             let p = Path::new(path);
@@ -226,13 +234,7 @@ impl Project {
         }
         self.ensure_bound()?;
         if txn.base_state_revision != self.state_revision {
-            return Err(SomiteError::new(
-                ErrorCode::StaleRevision,
-                "the workflow changed since base_state_revision was read",
-                "read the workflow again, then re-apply the edit on the current state_revision",
-            )
-            .with_detail("current_state_revision", &self.state_revision)
-            .with_detail("current_graph_revision", self.document.graph_revision()));
+            return Err(stale(&self.state_revision, &self.document));
         }
         let next = apply_operations(&self.document, &self.catalog, &txn.operations)?;
         let previous = self.state_revision.clone();
@@ -250,6 +252,53 @@ impl Project {
         let records = serde_json::to_vec(&self.records).expect("records serialize");
         durable::publish(&self.layout.transaction_records(), &records).map_err(durable_error)?;
         Ok(outcome)
+    }
+
+    /// Replaces the graph with a portable `.somite.json` document, with
+    /// compare-and-swap on `base_state_revision` like any edit. The document
+    /// is capped at the document envelope and validated before anything is
+    /// written; nodes whose pinned contracts are not in this catalog are
+    /// kept and reported by readiness, never silently retyped.
+    pub fn import_document(
+        &mut self,
+        bytes: &[u8],
+        base_state_revision: &str,
+    ) -> Result<TransactionOutcome> {
+        if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+            return Err(SomiteError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the document exceeds {MAX_DOCUMENT_BYTES} bytes"),
+                "split the workflow; a portable document holds at most 64 MiB",
+            ));
+        }
+        let document = WorkflowDocument::from_json(bytes)?;
+        self.ensure_bound()?;
+        if base_state_revision != self.state_revision {
+            return Err(stale(&self.state_revision, &self.document));
+        }
+        let previous = self.state_revision.clone();
+        self.publish(document)?;
+        Ok(TransactionOutcome {
+            previous_state_revision: previous,
+            state_revision: self.state_revision.clone(),
+            graph_revision: self.document.graph_revision(),
+            summary: "Import a workflow document".into(),
+            operations: 0,
+            replayed: false,
+        })
+    }
+
+    /// Saves the graph as a portable `.somite.json` document at `path`.
+    pub fn save_document(&self, path: &Path) -> Result<()> {
+        let bytes = serde_json::to_vec_pretty(&self.document).expect("documents serialize");
+        if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+            return Err(SomiteError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the workflow exceeds {MAX_DOCUMENT_BYTES} bytes"),
+                "split the workflow or remove large notes",
+            ));
+        }
+        durable::publish(path, &bytes).map_err(durable_error)
     }
 
     /// Binds the current graph to its location again after a recovery, and
@@ -326,6 +375,16 @@ fn check_origin(
         }));
     }
     Ok(None)
+}
+
+fn stale(current: &Revision, document: &WorkflowDocument) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::StaleRevision,
+        "the workflow changed since base_state_revision was read",
+        "read the workflow again, then re-apply the edit on the current state_revision",
+    )
+    .with_detail("current_state_revision", current)
+    .with_detail("current_graph_revision", document.graph_revision())
 }
 
 fn seed_document(seed: Seed, catalog: &Catalog) -> Result<WorkflowDocument> {

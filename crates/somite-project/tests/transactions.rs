@@ -211,3 +211,46 @@ fn the_example_seed_is_a_valid_graph_needing_input_files() {
     assert!(assessment.required_count > 0);
     assert!(!project.layout().graph().exists(), "opening writes nothing");
 }
+
+#[test]
+fn a_portable_document_saves_and_imports_with_cas() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path(), Seed::Example).unwrap();
+    let file = dir.path().join("exported.somite.json");
+    project.save_document(&file).unwrap();
+    let saved_graph = project.graph_revision();
+
+    let other = tempfile::tempdir().unwrap();
+    let mut target = Project::open(other.path(), Seed::Empty).unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let err = target.import_document(&bytes, "blake3:stale").unwrap_err();
+    assert_eq!(err.code, ErrorCode::StaleRevision);
+    let base = target.state_revision().clone();
+    let outcome = target.import_document(&bytes, &base).unwrap();
+    assert_eq!(
+        outcome.graph_revision, saved_graph,
+        "the semantic identity travels with the document"
+    );
+    assert!(
+        Project::open(other.path(), Seed::Empty)
+            .unwrap()
+            .recovery_needed()
+            .is_none()
+    );
+
+    let base = target.state_revision().clone();
+    let err = target
+        .import_document(b"{\"schema_version\": 9}", &base)
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidDocument);
+    let huge = vec![b' '; somite_workflow::limits::MAX_DOCUMENT_BYTES as usize + 1];
+    assert_eq!(
+        target.import_document(&huge, &base).unwrap_err().code,
+        ErrorCode::PayloadTooLarge
+    );
+    assert_eq!(
+        target.state_revision(),
+        &base,
+        "a refused import changes nothing"
+    );
+}

@@ -113,44 +113,9 @@ pub async fn agent_transaction(
 }
 
 pub async fn readiness(State(state): State<Arc<AppState>>) -> Result<Json<Assessment>, ApiError> {
-    blocking(&state, |s| {
-        let mut assessment = s.project().assess();
-        for (tool, hint) in [
-            (
-                "pixi",
-                "install Pixi 0.77 (https://pixi.sh) and put it on PATH",
-            ),
-            (
-                "nextflow",
-                "run `pixi run --frozen run` from a compiled package; it pins Nextflow 26.04.6",
-            ),
-        ] {
-            if !on_path(tool) {
-                assessment.add_toolchain_item(
-                    tool,
-                    &format!(
-                        "`{tool}` is not on PATH: compile and export work; Run and Validate need it"
-                    ),
-                    hint,
-                );
-            }
-        }
-        Ok(assessment)
-    })
-    .await
-    .map(Json)
-}
-
-/// Whether an executable named `tool` is on PATH.
-fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| {
-            std::fs::metadata(dir.join(tool)).is_ok_and(|m| {
-                use std::os::unix::fs::PermissionsExt;
-                m.is_file() && m.permissions().mode() & 0o111 != 0
-            })
-        })
-    })
+    blocking(&state, |s| Ok(s.project().assess()))
+        .await
+        .map(Json)
 }
 
 #[derive(Debug, Deserialize)]

@@ -149,7 +149,11 @@ mod tests {
             ErrorCode::Io,
         ];
         for code in codes {
-            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str(), "{code:?}");
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                code.as_str(),
+                "{code:?}"
+            );
         }
     }
 

@@ -13,7 +13,7 @@ use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The document format this build reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -298,8 +298,16 @@ impl WorkflowDocument {
                 return invalid(format!("note `{}` is too long or misplaced", n.id));
             }
         }
+        let nodes: HashMap<&str, &Node> = self.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let mut taken: HashMap<(&str, &str), usize> = HashMap::new();
+        for e in &self.edges {
+            *taken
+                .entry((e.to_node.as_str(), e.to_port.as_str()))
+                .or_default() += 1;
+        }
         for edge in &self.edges {
-            check_edge(self, edge)?;
+            let inputs = taken[&(edge.to_node.as_str(), edge.to_port.as_str())];
+            check_edge_ends(edge, |id| nodes.get(id).copied(), inputs)?;
         }
         if let Err(cycle) = self.topological_order() {
             return Err(cycle_error(&cycle));
@@ -323,8 +331,24 @@ pub(crate) fn cycle_error(cycle: &[String]) -> SomiteError {
 /// Checks one edge against the document: both ends exist, the types fit, and
 /// the input is not already taken by another edge.
 pub(crate) fn check_edge(doc: &WorkflowDocument, edge: &Edge) -> Result<()> {
+    let inputs = doc
+        .edges
+        .iter()
+        .filter(|e| e.to_node == edge.to_node && e.to_port == edge.to_port)
+        .count();
+    check_edge_ends(edge, |id| doc.node(id), inputs)
+}
+
+/// The edge checks, given a node lookup and how many edges end at the same
+/// input (the edge itself included), so validating a whole document stays
+/// linear in its size.
+fn check_edge_ends<'a>(
+    edge: &Edge,
+    lookup: impl Fn(&str) -> Option<&'a Node>,
+    inputs: usize,
+) -> Result<()> {
     let node = |id: &str| {
-        doc.node(id).ok_or_else(|| {
+        lookup(id).ok_or_else(|| {
             SomiteError::new(
                 ErrorCode::UnknownNode,
                 format!("edge `{}` names unknown node `{id}`", edge.id),
@@ -365,12 +389,7 @@ pub(crate) fn check_edge(doc: &WorkflowDocument, edge: &Edge) -> Result<()> {
     if edge.from_node == edge.to_node {
         return Err(cycle_error(std::slice::from_ref(&edge.from_node)));
     }
-    let taken = doc
-        .edges
-        .iter()
-        .filter(|e| e.to_node == edge.to_node && e.to_port == edge.to_port)
-        .count();
-    if taken > 1 {
+    if inputs > 1 {
         return Err(SomiteError::new(
             ErrorCode::PortAlreadyConnected,
             format!(

@@ -9,6 +9,7 @@
 pub mod assessment;
 pub mod canonical;
 pub mod catalog;
+pub mod compile;
 pub mod error;
 pub mod graph;
 pub mod limits;

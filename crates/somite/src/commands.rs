@@ -67,6 +67,22 @@ enum GraphAction {
         #[command(flatten)]
         output: Output,
     },
+    /// Replace the graph with a portable `.somite.json` document.
+    Import {
+        document: PathBuf,
+        #[command(flatten)]
+        dir: ProjectDir,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Save the graph as a portable `.somite.json` document.
+    Save {
+        document: PathBuf,
+        #[command(flatten)]
+        dir: ProjectDir,
+        #[command(flatten)]
+        output: Output,
+    },
     /// Apply a GraphTransaction JSON file (`-` reads standard input).
     Apply {
         transaction: PathBuf,
@@ -211,6 +227,47 @@ pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
                 text
             })
         }
+        GraphAction::Import {
+            document,
+            dir,
+            output,
+        } => {
+            let result = somite_project::durable::read_capped(&document, MAX_DOCUMENT_BYTES)
+                .map_err(|e| document_error(&e))
+                .and_then(|bytes| {
+                    let mut project = open(&dir)?;
+                    let base = project.state_revision().clone();
+                    project.import_document(&bytes, &base)
+                });
+            finish(&output, result, |outcome| {
+                format!("imported; state revision {}\n", outcome.state_revision)
+            })
+        }
+        GraphAction::Save {
+            document,
+            dir,
+            output,
+        } => {
+            #[derive(Serialize)]
+            struct Saved {
+                path: PathBuf,
+                graph_revision: String,
+            }
+            let result = open(&dir).and_then(|project| {
+                project.save_document(&document)?;
+                Ok(Saved {
+                    path: document.clone(),
+                    graph_revision: project.graph_revision(),
+                })
+            });
+            finish(&output, result, |saved| {
+                format!(
+                    "saved {} (graph {})\n",
+                    saved.path.display(),
+                    saved.graph_revision
+                )
+            })
+        }
         GraphAction::Apply {
             transaction,
             dir,
@@ -267,6 +324,21 @@ fn read_transaction(path: &std::path::Path) -> Result<GraphTransaction, SomiteEr
         ));
     }
     GraphTransaction::from_json(&bytes)
+}
+
+fn document_error(e: &somite_project::durable::DurableError) -> SomiteError {
+    use somite_project::durable::DurableError;
+    use somite_workflow::ErrorCode;
+    let code = match e {
+        DurableError::TooLarge { .. } => ErrorCode::PayloadTooLarge,
+        DurableError::NotFound { .. } => ErrorCode::NotFound,
+        _ => ErrorCode::Io,
+    };
+    SomiteError::new(
+        code,
+        e.to_string(),
+        "pass a readable .somite.json file of at most 64 MiB",
+    )
 }
 
 pub fn assess(args: AssessArgs) -> anyhow::Result<ExitCode> {

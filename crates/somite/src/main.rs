@@ -7,6 +7,7 @@
 //! failed operation.
 
 mod commands;
+mod compile_cmd;
 mod docs_cmd;
 mod mcp_cmd;
 mod serve_cmd;
@@ -35,6 +36,10 @@ enum Command {
     Graph(commands::GraphArgs),
     /// Assess the workflow's readiness.
     Assess(commands::AssessArgs),
+    /// Freeze the workflow into a content-addressed package under .somite/compiled/.
+    Compile(compile_cmd::CompileArgs),
+    /// Write the compiled package and its evidence as a deterministic ZIP.
+    Export(compile_cmd::ExportArgs),
     /// Project maintenance.
     Project(commands::ProjectArgs),
     /// Run one of Somite's stdio MCP servers.
@@ -50,6 +55,8 @@ fn main() -> ExitCode {
         Command::Catalog(args) => commands::catalog(args),
         Command::Graph(args) => commands::graph(args),
         Command::Assess(args) => commands::assess(args),
+        Command::Compile(args) => compile_cmd::compile(args),
+        Command::Export(args) => compile_cmd::export(args),
         Command::Project(args) => commands::project(args),
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Docs(args) => docs_cmd::run(args),

@@ -121,3 +121,52 @@ fn usage_errors_exit_2() {
     assert_eq!(somite(&["graph", "frobnicate"]).status.code(), Some(2));
     assert_eq!(somite(&["catalog"]).status.code(), Some(2));
 }
+
+#[test]
+fn graph_save_and_import_move_a_workflow_between_projects() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let file = a.path().join("flow.somite.json");
+    let txn = json!({"base_state_revision": json_of(&somite(&["graph", "show", "--json", "--project", a.path().to_str().unwrap()]))["state_revision"],
+        "idempotency_key": "cli-edit-0002", "summary": "s",
+        "operations": [{"op": "add_operator", "node_id": "reads", "operator_id": "files.import", "x": 0, "y": 0}]});
+    let edit = a.path().join("edit.json");
+    std::fs::write(&edit, txn.to_string()).unwrap();
+    assert!(
+        somite(&[
+            "graph",
+            "apply",
+            edit.to_str().unwrap(),
+            "--project",
+            a.path().to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let saved = json_of(&somite(&[
+        "graph",
+        "save",
+        file.to_str().unwrap(),
+        "--json",
+        "--project",
+        a.path().to_str().unwrap(),
+    ]));
+    let imported = json_of(&somite(&[
+        "graph",
+        "import",
+        file.to_str().unwrap(),
+        "--json",
+        "--project",
+        b.path().to_str().unwrap(),
+    ]));
+    assert_eq!(imported["graph_revision"], saved["graph_revision"]);
+    let missing = somite(&[
+        "graph",
+        "import",
+        "/nonexistent.somite.json",
+        "--project",
+        b.path().to_str().unwrap(),
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("not_found"));
+}

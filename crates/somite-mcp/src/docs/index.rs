@@ -1,0 +1,287 @@
+//! Full-text search over one manual, with tantivy.
+//!
+//! The index lives in RAM and is built from the normalised catalog on first
+//! search (a manual is a few megabytes; building takes well under a second).
+//! Each page is one document with four analysed fields — title, headings,
+//! path words and body — all English-stemmed so "dependencies" finds
+//! "depends". A query is tokenised with the same analyser and scored with
+//! BM25 as a disjunction of its terms over all fields, boosted by field
+//! (title ≫ headings > path > body), plus phrase matches of the whole query
+//! in the title, headings and body. User text never reaches a query parser,
+//! so no input is a syntax error. Snippets come from the body with matched
+//! terms in bold.
+
+use super::catalog::Catalog;
+use crate::limits::SNIPPET_CHARS;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::schema::{
+    Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
+
+const ANALYZER: &str = "en_stem";
+const WRITER_MEMORY: usize = 50_000_000;
+
+/// Field weights: a match in a page's title says most about what it is.
+const TITLE_BOOST: f32 = 6.0;
+const HEADINGS_BOOST: f32 = 2.5;
+const PATH_BOOST: f32 = 2.0;
+const BODY_BOOST: f32 = 1.0;
+const PHRASE_BOOST: f32 = 2.0;
+
+/// The index could not be built or queried.
+#[derive(Debug, thiserror::Error)]
+#[error("documentation index: {0}")]
+pub struct IndexError(#[from] tantivy::TantivyError);
+
+/// One ranked page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub path: String,
+    pub title: String,
+    pub score: f32,
+    /// Context from the page body, matched terms in `**bold**`.
+    pub snippet: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    path: Field,
+    title: Field,
+    headings: Field,
+    path_words: Field,
+    body: Field,
+}
+
+/// A searchable manual.
+pub struct DocsIndex {
+    reader: IndexReader,
+    fields: Fields,
+    analyzer: TextAnalyzer,
+}
+
+impl std::fmt::Debug for DocsIndex {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("DocsIndex")
+            .field("documents", &self.reader.searcher().num_docs())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DocsIndex {
+    /// Indexes every page of `catalog`.
+    pub fn build(catalog: &Catalog) -> Result<Self, IndexError> {
+        let text = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(ANALYZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        let mut schema = Schema::builder();
+        let fields = Fields {
+            path: schema.add_text_field("path", STRING | STORED),
+            title: schema.add_text_field("title", text.clone() | STORED),
+            headings: schema.add_text_field("headings", text.clone()),
+            path_words: schema.add_text_field("path_words", text.clone()),
+            body: schema.add_text_field("body", text | STORED),
+        };
+        let index = Index::create_in_ram(schema.build());
+        let mut writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
+        for page in catalog.pages() {
+            writer.add_document(doc!(
+                fields.path => page.path.as_str(),
+                fields.title => page.title.as_str(),
+                fields.headings => page.headings.join("\n"),
+                fields.path_words => page.path.trim_end_matches(".md"),
+                fields.body => page.markdown.as_str(),
+            ))?;
+        }
+        writer.commit()?;
+        let reader = index.reader()?;
+        let analyzer = index.tokenizer_for_field(fields.body)?;
+        Ok(Self {
+            reader,
+            fields,
+            analyzer,
+        })
+    }
+
+    /// The best `limit` pages for `query`, best first.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, IndexError> {
+        let Some(query) = self.query(query) else {
+            return Ok(Vec::new());
+        };
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+        let mut snippets = SnippetGenerator::create(&searcher, &query, self.fields.body)?;
+        snippets.set_max_num_chars(SNIPPET_CHARS);
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let document: TantivyDocument = searcher.doc(address)?;
+            let text = |field: Field| {
+                document
+                    .get_first(field)
+                    .and_then(|value| value.as_str())
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            let snippet = snippets.snippet_from_doc(&document);
+            let snippet = if snippet.fragment().trim().is_empty() {
+                leading_text(&text(self.fields.body))
+            } else {
+                bold_highlights(snippet.fragment(), snippet.highlighted())
+            };
+            hits.push(SearchHit {
+                path: text(self.fields.path),
+                title: text(self.fields.title),
+                score,
+                snippet,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// The number of indexed pages.
+    pub fn len(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn query(&self, text: &str) -> Option<BooleanQuery> {
+        let mut analyzer = self.analyzer.clone();
+        let mut tokens = Vec::new();
+        let mut stream = analyzer.token_stream(text);
+        while stream.advance() {
+            let token = stream.token().text.clone();
+            if !tokens.contains(&token) {
+                tokens.push(token);
+            }
+        }
+        if tokens.is_empty() {
+            return None;
+        }
+        let weighted = [
+            (self.fields.title, TITLE_BOOST),
+            (self.fields.headings, HEADINGS_BOOST),
+            (self.fields.path_words, PATH_BOOST),
+            (self.fields.body, BODY_BOOST),
+        ];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (field, boost) in weighted {
+            for token in &tokens {
+                let term = TermQuery::new(
+                    Term::from_field_text(field, token),
+                    IndexRecordOption::WithFreqs,
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(term), boost)),
+                ));
+            }
+            if tokens.len() > 1 && field != self.fields.path_words {
+                let phrase = PhraseQuery::new(
+                    tokens
+                        .iter()
+                        .map(|token| Term::from_field_text(field, token))
+                        .collect(),
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(phrase), boost * PHRASE_BOOST)),
+                ));
+            }
+        }
+        Some(BooleanQuery::new(clauses))
+    }
+}
+
+/// `fragment` with each highlighted byte range wrapped in `**`.
+fn bold_highlights(fragment: &str, highlighted: &[std::ops::Range<usize>]) -> String {
+    let mut out = String::with_capacity(fragment.len() + highlighted.len() * 4);
+    let mut cursor = 0;
+    for range in highlighted {
+        if range.start < cursor || range.end > fragment.len() {
+            continue;
+        }
+        out.push_str(&fragment[cursor..range.start]);
+        out.push_str("**");
+        out.push_str(&fragment[range.clone()]);
+        out.push_str("**");
+        cursor = range.end;
+    }
+    out.push_str(&fragment[cursor..]);
+    collapse_whitespace(&out)
+}
+
+fn leading_text(body: &str) -> String {
+    let mut end = SNIPPET_CHARS.min(body.len());
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    collapse_whitespace(&body[..end])
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::docs::PIXI_MANUAL;
+    use crate::docs::cache::RawPage;
+
+    fn index() -> DocsIndex {
+        let pages = [
+            (
+                "workspace/lock_file.md",
+                "A lock file records exact versions.\n",
+            ),
+            (
+                "workspace/advanced_tasks.md",
+                "# Tasks\n\n## Depends on\n\nTasks can depend on other tasks.\n",
+            ),
+            (
+                "reference/pixi_manifest.md",
+                "# Manifest\n\nThe lock is mentioned. Files too.\n",
+            ),
+        ];
+        let catalog = Catalog::build(
+            &PIXI_MANUAL,
+            pages
+                .iter()
+                .map(|(path, text)| RawPage {
+                    path: (*path).into(),
+                    text: (*text).into(),
+                })
+                .collect(),
+        );
+        DocsIndex::build(&catalog).expect("index")
+    }
+
+    #[test]
+    fn the_page_about_the_query_ranks_first_with_a_bold_snippet() {
+        let index = index();
+        assert_eq!(index.len(), 3);
+        let hits = index.search("lock file", 5).expect("search");
+        assert_eq!(hits[0].path, "workspace/lock_file.md");
+        assert_eq!(hits[0].title, "Lock file");
+        assert!(hits[0].snippet.contains("**lock**"), "{}", hits[0].snippet);
+        let hits = index.search("task dependencies", 5).expect("search");
+        assert_eq!(hits[0].path, "workspace/advanced_tasks.md");
+    }
+
+    #[test]
+    fn queries_without_words_or_matches_return_nothing() {
+        let index = index();
+        assert!(index.search("  ?!(", 5).expect("search").is_empty());
+        assert!(index.search("zebra", 5).expect("search").is_empty());
+        assert!(index.search("\"unbalanced", 5).is_ok());
+    }
+}

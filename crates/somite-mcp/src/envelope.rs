@@ -1,0 +1,158 @@
+//! The failure envelope every tool shares, and the output schema that
+//! covers both a tool's success value and that envelope.
+//!
+//! Expected failures (a missing binary, a rejected path, a page that does not
+//! exist) are results the agent can act on, so they travel as `isError: true`
+//! tool results with structured content `{code, message, recovery}` plus
+//! optional `details` — never as JSON-RPC protocol errors, which clients treat
+//! as transport trouble. A tool function returns [`ToolOutcome<T>`]; its
+//! declared `outputSchema` is [`outcome_schema::<T>()`](outcome_schema), an
+//! object schema that is `anyOf` the success type and [`ToolError`], so a
+//! client can validate either kind of result.
+
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Stable machine-readable failure codes (part of Somite's wire contract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The tool's binary is not on the server's PATH.
+    ToolchainMissing,
+    /// The binary is installed but is not the release the contract is proven for.
+    ToolchainVersionMismatch,
+    /// A path escaped the workspace root, was absolute outside it, contained
+    /// `..`, or crossed a symbolic link.
+    PathRejected,
+    /// The named page, file, task or run does not exist.
+    NotFound,
+    /// An argument is well-formed JSON but not acceptable (bad name, empty list).
+    InvalidArgument,
+    /// The manual has not been imported into the documentation cache.
+    DocsUnavailable,
+    /// The process could not be started or observed.
+    ProcessFailed,
+    /// A request to the documentation index failed.
+    SearchFailed,
+}
+
+/// The `{code, message, recovery}` envelope, plus optional details.
+#[derive(Debug, Clone, Serialize, JsonSchema, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub code: ErrorCode,
+    /// What went wrong, in one sentence.
+    pub message: String,
+    /// What to do next.
+    pub recovery: String,
+    /// Structured context (versions, the rejected path, a failed run's result).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Box<Value>>,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>, recovery: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            recovery: recovery.into(),
+            details: None,
+        }
+    }
+
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(Box::new(details));
+        self
+    }
+}
+
+/// What a tool function returns: its success value or the failure envelope.
+pub struct ToolOutcome<T>(pub Result<T, ToolError>);
+
+impl<T> From<Result<T, ToolError>> for ToolOutcome<T> {
+    fn from(result: Result<T, ToolError>) -> Self {
+        Self(result)
+    }
+}
+
+impl<T: Serialize> IntoCallToolResult for ToolOutcome<T> {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let result = match self.0 {
+            Ok(value) => CallToolResult::structured(to_json(&value)?),
+            Err(error) => CallToolResult::structured_error(to_json(&error)?),
+        };
+        Ok(result.into())
+    }
+}
+
+fn to_json(value: &impl Serialize) -> Result<Value, rmcp::ErrorData> {
+    serde_json::to_value(value).map_err(|error| {
+        rmcp::ErrorData::internal_error(format!("cannot serialise a tool result: {error}"), None)
+    })
+}
+
+/// The output schema of a tool returning [`ToolOutcome<T>`]: an object that is
+/// either a `T` or a [`ToolError`].
+pub fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let mut generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let success = generator.subschema_for::<T>();
+    let failure = generator.subschema_for::<ToolError>();
+    let definitions = generator.take_definitions(true);
+    let mut schema = JsonObject::new();
+    schema.insert(
+        "$schema".into(),
+        "https://json-schema.org/draft/2020-12/schema".into(),
+    );
+    schema.insert("type".into(), "object".into());
+    schema.insert(
+        "anyOf".into(),
+        Value::Array(vec![success.to_value(), failure.to_value()]),
+    );
+    schema.insert("$defs".into(), Value::Object(definitions));
+    Arc::new(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize, JsonSchema)]
+    struct Sample {
+        answer: u32,
+    }
+
+    #[test]
+    fn the_outcome_schema_is_an_object_covering_success_and_failure() {
+        let schema = outcome_schema::<Sample>();
+        assert_eq!(schema["type"], "object");
+        let defs = schema["$defs"].as_object().expect("definitions");
+        assert!(defs.contains_key("Sample"), "{schema:?}");
+        assert!(defs.contains_key("ToolError"), "{schema:?}");
+        assert_eq!(schema["anyOf"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn a_failure_becomes_an_is_error_result_with_the_envelope() {
+        let outcome: ToolOutcome<Sample> = ToolOutcome(Err(ToolError::new(
+            ErrorCode::NotFound,
+            "no such page",
+            "list the pages",
+        )));
+        let response = outcome.into_call_tool_result().expect("serialisable");
+        let CallToolResponse::Complete(result) = response else {
+            panic!("a tool outcome is always a complete result");
+        };
+        let value = serde_json::to_value(&result).expect("json");
+        assert_eq!(value["isError"], true);
+        assert_eq!(value["structuredContent"]["code"], "not_found");
+        assert_eq!(value["structuredContent"]["recovery"], "list the pages");
+    }
+}

@@ -1,0 +1,834 @@
+//! `somite mcp pixi`: the Pixi MCP server.
+//!
+//! Intent-level tools over the Pixi 0.77 CLI, each mapped to a fixed
+//! argument array built from typed, closed inputs: nothing an agent sends is
+//! ever interpreted by a shell or can become an extra option (names are
+//! checked, package specs follow `--`). `pixi exec`, `pixi shell`,
+//! authentication, tokens, insecure TLS and arbitrary commands are not
+//! exposed; `pixi run` only runs a task the manifest defines. See
+//! `docs/pixi-mcp.md` for every tool's exact surface.
+
+use crate::docs::PIXI_MANUAL;
+use crate::docs::tools::{
+    DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
+};
+use crate::envelope::{ErrorCode, ToolError, ToolOutcome, outcome_schema};
+use crate::toolchain::PIXI_CONTRACT;
+use crate::toolserver::{
+    CliResult, RuntimeInfo, ServerCore, ServerOptions, StartError, checked_name, checked_text,
+    requested_timeout,
+};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Variables Pixi may need beyond the base allowlist: where it keeps its
+/// own installation and package cache.
+const PIXI_ENV_ALLOWLIST: &[&str] = &["PIXI_HOME", "PIXI_CACHE_DIR", "RATTLER_CACHE_DIR"];
+/// Fixed for every invocation: no colour codes or progress bars in captured output.
+const PIXI_FIXED_ENV: &[(&str, &str)] = &[
+    ("PIXI_COLOR", "never"),
+    ("PIXI_NO_PROGRESS", "true"),
+    ("NO_COLOR", "1"),
+];
+
+/// The arguments before every subcommand.
+const GLOBAL_ARGS: [&str; 3] = ["--color", "never", "--no-progress"];
+
+const INSTRUCTIONS: &str = "Pixi 0.77 tools for the workspace root this server was started with. \
+Read the versioned manual with pixi_docs_search / pixi_docs_read before guessing flags. Paths are \
+relative to the workspace root. Inspection, package search, `pixi_lock` check and `pixi_task` list \
+do not change files; dependency edits, locking, exports, installs and task runs do.";
+
+/// The input of a tool that takes no arguments (a closed, empty object).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArguments {}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum InspectAction {
+    /// `pixi info --json`: the workspace's environments, features, platforms and tasks.
+    Manifest,
+    /// `pixi list --json`: the locked packages of one environment.
+    Packages,
+    /// `pixi tree`: the dependency tree of one environment.
+    Tree,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InspectArgs {
+    pub action: InspectAction,
+    /// Workspace directory or manifest, relative to the root (default `.`).
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// Environment (packages, tree); default: the default environment.
+    #[serde(default)]
+    pub environment: Option<String>,
+    /// Platform such as `linux-64` (packages, tree).
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// Only packages named in the manifest (packages).
+    #[serde(default)]
+    pub explicit: bool,
+    /// Regular expression filtering package names (packages, tree).
+    #[serde(default)]
+    pub filter: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackageSearchArgs {
+    /// A package name or conda MatchSpec, e.g. `samtools` or `samtools>=1.20`.
+    pub query: String,
+    /// Channels to search (names or URLs); default: the workspace's or conda-forge.
+    #[serde(default)]
+    #[schemars(length(max = 8))]
+    pub channels: Vec<String>,
+    /// Platform such as `linux-64`.
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// Versions shown per package.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<u32>,
+    /// Workspace whose channels to use, relative to the root.
+    #[serde(default)]
+    pub workspace: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DependencyAction {
+    /// `pixi add`
+    Add,
+    /// `pixi remove`
+    Remove,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DependencyArgs {
+    pub action: DependencyAction,
+    /// Package names or MatchSpecs (conda) / requirements (PyPI).
+    #[schemars(length(min = 1, max = 32))]
+    pub specs: Vec<String>,
+    /// Edit `[pypi-dependencies]` instead of conda dependencies.
+    #[serde(default)]
+    pub pypi: bool,
+    #[serde(default)]
+    pub feature: Option<String>,
+    #[serde(default)]
+    pub platform: Option<String>,
+    #[serde(default)]
+    pub environment: Option<String>,
+    /// Also install the changed environment (default: only the manifest and lock file change).
+    #[serde(default)]
+    pub install: bool,
+    #[serde(default)]
+    pub workspace: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LockAction {
+    /// `pixi lock --json`: solve and write `pixi.lock`.
+    Lock,
+    /// `pixi lock --check --dry-run --json`: is `pixi.lock` up to date? Writes nothing.
+    Check,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockArgs {
+    pub action: LockAction,
+    #[serde(default)]
+    pub workspace: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkspaceAction {
+    Name,
+    Version,
+    Channels,
+    Platforms,
+    Environments,
+    Features,
+    /// `pixi workspace export conda-explicit-spec`: explicit lock files per
+    /// environment and platform, written to `output_dir`.
+    ExportCondaExplicitSpec,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceArgs {
+    pub action: WorkspaceAction,
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// Output directory for exports, relative to the root.
+    #[serde(default)]
+    pub output_dir: Option<String>,
+    #[serde(default)]
+    pub environment: Option<String>,
+    #[serde(default)]
+    pub platform: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LockMode {
+    /// `--locked`: fail when `pixi.lock` is out of date with the manifest.
+    #[default]
+    Locked,
+    /// `--frozen`: use `pixi.lock` as it is, never update it.
+    Frozen,
+    /// Update `pixi.lock` when needed.
+    Update,
+}
+
+impl LockMode {
+    fn flag(self) -> Option<&'static str> {
+        match self {
+            Self::Locked => Some("--locked"),
+            Self::Frozen => Some("--frozen"),
+            Self::Update => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvironmentAction {
+    /// `pixi install`
+    Install,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentArgs {
+    pub action: EnvironmentAction,
+    /// The environment to install; default: the default environment.
+    #[serde(default)]
+    pub environment: Option<String>,
+    /// Install every environment.
+    #[serde(default)]
+    pub all: bool,
+    #[serde(default)]
+    pub lock_mode: LockMode,
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// Seconds before the install is stopped (default 120).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 3600))]
+    pub timeout_seconds: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskAction {
+    /// `pixi task list --json`
+    List,
+    /// `pixi run TASK` for a task the manifest defines.
+    Run,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskArgs {
+    pub action: TaskAction,
+    /// The task to run (run); must be defined in the manifest.
+    #[serde(default)]
+    pub task: Option<String>,
+    #[serde(default)]
+    pub environment: Option<String>,
+    #[serde(default)]
+    pub lock_mode: LockMode,
+    #[serde(default)]
+    pub workspace: Option<String>,
+    /// Seconds before the task is stopped (default 120).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 3600))]
+    pub timeout_seconds: Option<u32>,
+}
+
+/// The Pixi MCP server.
+#[derive(Debug, Clone)]
+pub struct PixiServer {
+    core: Arc<ServerCore>,
+    tool_router: ToolRouter<Self>,
+}
+
+/// The resolved `--manifest-path` and the directory to run in.
+struct Workspace {
+    manifest_path: PathBuf,
+    cwd: PathBuf,
+}
+
+fn args<const N: usize>(fixed: [&str; N]) -> Vec<OsString> {
+    fixed.iter().map(OsString::from).collect()
+}
+
+fn invalid(message: impl Into<String>, recovery: impl Into<String>) -> ToolError {
+    ToolError::new(ErrorCode::InvalidArgument, message, recovery)
+}
+
+impl PixiServer {
+    /// Starts the server's state (no I/O on stdio yet).
+    pub fn start(options: &ServerOptions) -> Result<Self, StartError> {
+        let core = ServerCore::start(
+            options,
+            &PIXI_MANUAL,
+            &PIXI_CONTRACT,
+            PIXI_ENV_ALLOWLIST,
+            PIXI_FIXED_ENV,
+        )?;
+        Ok(Self {
+            core: Arc::new(core),
+            tool_router: Self::tool_router(),
+        })
+    }
+
+    fn workspace(&self, requested: Option<&str>) -> Result<Workspace, ToolError> {
+        let path = self.core.root().existing(requested.unwrap_or("."))?;
+        let cwd = if path.is_dir() {
+            path.clone()
+        } else {
+            path.parent()
+                .map_or_else(|| self.core.root().path().to_path_buf(), PathBuf::from)
+        };
+        Ok(Workspace {
+            manifest_path: path,
+            cwd,
+        })
+    }
+
+    /// `pixi <global args> <args...>` in the workspace.
+    async fn pixi(
+        &self,
+        workspace: &Workspace,
+        args: Vec<OsString>,
+        timeout: std::time::Duration,
+        cancel: &CancellationToken,
+    ) -> Result<crate::process::ProcessReport, ToolError> {
+        let mut argv = self::args(GLOBAL_ARGS);
+        argv.extend(args);
+        self.core.run(&workspace.cwd, argv, timeout, cancel).await
+    }
+
+    async fn inspect(
+        &self,
+        args: InspectArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let mut argv = match args.action {
+            InspectAction::Manifest => self::args(["info", "--json"]),
+            InspectAction::Packages => self::args(["list", "--json", "--frozen", "--no-install"]),
+            InspectAction::Tree => self::args(["tree", "--frozen", "--no-install"]),
+        };
+        if args.action != InspectAction::Manifest {
+            if let Some(environment) = &args.environment {
+                argv.extend([
+                    OsString::from("--environment"),
+                    checked_name("environment", environment)?,
+                ]);
+            }
+            if let Some(platform) = &args.platform {
+                argv.extend([
+                    OsString::from("--platform"),
+                    checked_name("platform", platform)?,
+                ]);
+            }
+        }
+        if args.explicit && args.action == InspectAction::Packages {
+            argv.push("--explicit".into());
+        }
+        argv.extend([
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+        ]);
+        if let Some(filter) = &args.filter
+            && args.action != InspectAction::Manifest
+        {
+            argv.push(checked_text("filter", filter)?);
+        }
+        let report = self
+            .pixi(&workspace, argv, crate::limits::DEFAULT_TIMEOUT, cancel)
+            .await?;
+        Ok(match args.action {
+            InspectAction::Tree => CliResult::text(report),
+            _ => CliResult::json(report),
+        })
+    }
+
+    async fn package_search(
+        &self,
+        args: PackageSearchArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let mut argv = self::args(["search", "--json"]);
+        for channel in &args.channels {
+            argv.extend([
+                OsString::from("--channel"),
+                checked_text("channel", channel)?,
+            ]);
+        }
+        if let Some(platform) = &args.platform {
+            argv.extend([
+                OsString::from("--platform"),
+                checked_name("platform", platform)?,
+            ]);
+        }
+        if let Some(limit) = args.limit {
+            argv.extend([
+                OsString::from("--limit"),
+                OsString::from(limit.clamp(1, 100).to_string()),
+            ]);
+        }
+        if args.workspace.is_some() {
+            argv.extend([
+                OsString::from("--manifest-path"),
+                workspace.manifest_path.clone().into(),
+            ]);
+        }
+        argv.extend([OsString::from("--"), checked_text("query", &args.query)?]);
+        Ok(CliResult::json(
+            self.pixi(&workspace, argv, crate::limits::DEFAULT_TIMEOUT, cancel)
+                .await?,
+        ))
+    }
+
+    async fn dependency(
+        &self,
+        args: DependencyArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        if args.specs.is_empty() || args.specs.len() > 32 {
+            return Err(invalid(
+                "specs needs 1 to 32 package specs",
+                "Pass the packages to add or remove.",
+            ));
+        }
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let mut argv = match args.action {
+            DependencyAction::Add => self::args(["add"]),
+            DependencyAction::Remove => self::args(["remove"]),
+        };
+        if args.pypi {
+            argv.push("--pypi".into());
+        }
+        for (flag, kind, value) in [
+            ("--feature", "feature", &args.feature),
+            ("--platform", "platform", &args.platform),
+            ("--environment", "environment", &args.environment),
+        ] {
+            if let Some(value) = value {
+                argv.extend([OsString::from(flag), checked_name(kind, value)?]);
+            }
+        }
+        if !args.install {
+            argv.push("--no-install".into());
+        }
+        argv.extend([
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+        ]);
+        argv.push("--".into());
+        for spec in &args.specs {
+            argv.push(checked_text("package spec", spec)?);
+        }
+        Ok(CliResult::text(
+            self.pixi(&workspace, argv, crate::limits::DEFAULT_TIMEOUT, cancel)
+                .await?,
+        ))
+    }
+
+    async fn lock(
+        &self,
+        args: LockArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let mut argv = match args.action {
+            LockAction::Lock => self::args(["lock", "--json"]),
+            LockAction::Check => self::args(["lock", "--check", "--dry-run", "--json"]),
+        };
+        argv.extend([
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+        ]);
+        Ok(CliResult::json(
+            self.pixi(&workspace, argv, crate::limits::DEFAULT_TIMEOUT, cancel)
+                .await?,
+        ))
+    }
+
+    async fn workspace_tool(
+        &self,
+        args: WorkspaceArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let mut argv = vec![
+            OsString::from("workspace"),
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+        ];
+        let json = match args.action {
+            WorkspaceAction::Name => {
+                argv.extend(self::args(["name", "get"]));
+                false
+            }
+            WorkspaceAction::Version => {
+                argv.extend(self::args(["version", "get"]));
+                false
+            }
+            WorkspaceAction::Channels => {
+                argv.extend(self::args(["channel", "list", "--urls"]));
+                false
+            }
+            WorkspaceAction::Platforms => {
+                argv.extend(self::args(["platform", "list", "--json"]));
+                true
+            }
+            WorkspaceAction::Environments => {
+                argv.extend(self::args(["environment", "list"]));
+                false
+            }
+            WorkspaceAction::Features => {
+                argv.extend(self::args(["feature", "list"]));
+                false
+            }
+            WorkspaceAction::ExportCondaExplicitSpec => {
+                let output_dir = args.output_dir.as_deref().ok_or_else(|| {
+                    invalid(
+                        "export_conda_explicit_spec needs output_dir",
+                        "Pass an output directory relative to the workspace root.",
+                    )
+                })?;
+                let output_dir = self.core.root().creatable(output_dir)?;
+                argv.extend(self::args(["export", "conda-explicit-spec", "--frozen"]));
+                if let Some(environment) = &args.environment {
+                    argv.extend([
+                        OsString::from("--environment"),
+                        checked_name("environment", environment)?,
+                    ]);
+                }
+                if let Some(platform) = &args.platform {
+                    argv.extend([
+                        OsString::from("--platform"),
+                        checked_name("platform", platform)?,
+                    ]);
+                }
+                argv.push(output_dir.into());
+                false
+            }
+        };
+        let report = self
+            .pixi(&workspace, argv, crate::limits::DEFAULT_TIMEOUT, cancel)
+            .await?;
+        Ok(if json {
+            CliResult::json(report)
+        } else {
+            CliResult::text(report)
+        })
+    }
+
+    async fn environment(
+        &self,
+        args: EnvironmentArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        let EnvironmentAction::Install = args.action;
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let mut argv = self::args(["install"]);
+        match (&args.environment, args.all) {
+            (Some(_), true) => {
+                return Err(invalid(
+                    "pass either environment or all, not both",
+                    "Choose one environment or all of them.",
+                ));
+            }
+            (Some(environment), false) => {
+                argv.extend([
+                    OsString::from("--environment"),
+                    checked_name("environment", environment)?,
+                ]);
+            }
+            (None, true) => argv.push("--all".into()),
+            (None, false) => {}
+        }
+        argv.extend(args.lock_mode.flag().map(OsString::from));
+        argv.extend([
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+        ]);
+        let timeout = requested_timeout(args.timeout_seconds);
+        Ok(CliResult::text(
+            self.pixi(&workspace, argv, timeout, cancel).await?,
+        ))
+    }
+
+    async fn task(
+        &self,
+        args: TaskArgs,
+        cancel: &CancellationToken,
+    ) -> Result<CliResult, ToolError> {
+        let workspace = self.workspace(args.workspace.as_deref())?;
+        let environment = args
+            .environment
+            .as_deref()
+            .map(|environment| checked_name("environment", environment))
+            .transpose()?;
+        let mut list = vec![
+            OsString::from("task"),
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+            OsString::from("list"),
+            OsString::from("--json"),
+        ];
+        if let Some(environment) = &environment {
+            list.extend([OsString::from("--environment"), environment.clone()]);
+        }
+        let listed = CliResult::json(
+            self.pixi(&workspace, list, crate::limits::DEFAULT_TIMEOUT, cancel)
+                .await?,
+        );
+        if args.action == TaskAction::List {
+            return Ok(listed);
+        }
+        let task = args.task.as_deref().ok_or_else(|| {
+            invalid(
+                "run needs task",
+                "Pass the name of a task from the list action.",
+            )
+        })?;
+        let task_arg = checked_name("task", task)?;
+        let defined = listed
+            .parsed
+            .as_ref()
+            .is_some_and(|tasks| names_in(tasks).any(|name| name == task));
+        if !defined {
+            return Err(ToolError::new(
+                ErrorCode::NotFound,
+                format!("the workspace defines no task {task:?}"),
+                "Run pixi_task with action list and pick one of its task names.",
+            )
+            .with_details(serde_json::to_value(&listed).unwrap_or(Value::Null)));
+        }
+        let mut argv = self::args(["run"]);
+        argv.extend(args.lock_mode.flag().map(OsString::from));
+        if let Some(environment) = environment {
+            argv.extend([OsString::from("--environment"), environment]);
+        }
+        argv.extend([
+            OsString::from("--manifest-path"),
+            workspace.manifest_path.clone().into(),
+        ]);
+        argv.push(task_arg);
+        let timeout = requested_timeout(args.timeout_seconds);
+        Ok(CliResult::text(
+            self.pixi(&workspace, argv, timeout, cancel).await?,
+        ))
+    }
+}
+
+/// Every string stored under a `"name"` key anywhere in `value`.
+fn names_in(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
+    match value {
+        Value::Object(map) => Box::new(
+            map.get("name")
+                .and_then(Value::as_str)
+                .into_iter()
+                .chain(map.values().flat_map(names_in)),
+        ),
+        Value::Array(items) => Box::new(items.iter().flat_map(names_in)),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+#[tool_router]
+impl PixiServer {
+    /// Full-text search of the Pixi 0.77 manual; returns ranked pages with snippets.
+    #[tool(
+        name = "pixi_docs_search",
+        annotations(title = "Search the Pixi manual", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<DocsSearch>()
+    )]
+    async fn pixi_docs_search(
+        &self,
+        Parameters(args): Parameters<DocsSearchArgs>,
+    ) -> ToolOutcome<DocsSearch> {
+        self.core.docs_search(args).await.into()
+    }
+
+    /// Read one page of the Pixi 0.77 manual as Markdown, in bounded slices.
+    #[tool(
+        name = "pixi_docs_read",
+        annotations(title = "Read a Pixi manual page", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<DocsPage>()
+    )]
+    async fn pixi_docs_read(
+        &self,
+        Parameters(args): Parameters<DocsReadArgs>,
+    ) -> ToolOutcome<DocsPage> {
+        self.core.docs_read(&args).into()
+    }
+
+    /// List every page of the Pixi 0.77 manual (path, title, size).
+    #[tool(
+        name = "pixi_docs_list",
+        annotations(title = "List the Pixi manual", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<DocsList>()
+    )]
+    async fn pixi_docs_list(
+        &self,
+        Parameters(_args): Parameters<DocsListArgs>,
+    ) -> ToolOutcome<DocsList> {
+        self.core.docs_list().into()
+    }
+
+    /// The installed Pixi's version (checked against 0.77.x) and `pixi info --json`.
+    #[tool(
+        name = "pixi_runtime_info",
+        annotations(title = "Pixi runtime", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<RuntimeInfo>()
+    )]
+    async fn pixi_runtime_info(
+        &self,
+        Parameters(_args): Parameters<NoArguments>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<RuntimeInfo> {
+        self.core
+            .runtime_info(&["info", "--json"], true, &cancel)
+            .await
+            .into()
+    }
+
+    /// Inspect a workspace without changing it: its manifest (`pixi info`), an environment's locked packages (`pixi list`), or its dependency tree (`pixi tree`).
+    #[tool(
+        name = "pixi_inspect",
+        annotations(title = "Inspect a Pixi workspace", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_inspect(
+        &self,
+        Parameters(args): Parameters<InspectArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.inspect(args, &cancel).await.into()
+    }
+
+    /// Search conda channels for a package (`pixi search --json`).
+    #[tool(
+        name = "pixi_package_search",
+        annotations(title = "Search conda packages", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_package_search(
+        &self,
+        Parameters(args): Parameters<PackageSearchArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.package_search(args, &cancel).await.into()
+    }
+
+    /// Add or remove dependencies in the manifest (`pixi add` / `pixi remove`, with `--no-install` unless install is true). Writes pixi.toml and pixi.lock.
+    #[tool(
+        name = "pixi_dependency",
+        annotations(title = "Add or remove a Pixi dependency", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_dependency(
+        &self,
+        Parameters(args): Parameters<DependencyArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.dependency(args, &cancel).await.into()
+    }
+
+    /// Solve and write pixi.lock (`lock`), or check whether it is up to date without writing (`check`).
+    #[tool(
+        name = "pixi_lock",
+        annotations(title = "Lock a Pixi workspace", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_lock(
+        &self,
+        Parameters(args): Parameters<LockArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.lock(args, &cancel).await.into()
+    }
+
+    /// Read workspace metadata (name, version, channels, platforms, environments, features) or export conda explicit specs from the lock file to a directory.
+    #[tool(
+        name = "pixi_workspace",
+        annotations(title = "Pixi workspace metadata and export", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_workspace(
+        &self,
+        Parameters(args): Parameters<WorkspaceArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.workspace_tool(args, &cancel).await.into()
+    }
+
+    /// Install an environment (`pixi install`); downloads packages.
+    #[tool(
+        name = "pixi_environment",
+        annotations(title = "Install a Pixi environment", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_environment(
+        &self,
+        Parameters(args): Parameters<EnvironmentArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.environment(args, &cancel).await.into()
+    }
+
+    /// List the workspace's tasks (`list`, read-only) or run one task the manifest defines (`run`, executes its command).
+    #[tool(
+        name = "pixi_task",
+        annotations(title = "List or run a Pixi task", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true),
+        output_schema = outcome_schema::<CliResult>()
+    )]
+    async fn pixi_task(
+        &self,
+        Parameters(args): Parameters<TaskArgs>,
+        cancel: CancellationToken,
+    ) -> ToolOutcome<CliResult> {
+        self.task(args, &cancel).await.into()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for PixiServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "somite-pixi",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(crate::serve::SUPPORTED_PROTOCOL_VERSIONS)
+    }
+}

@@ -1,0 +1,546 @@
+//! `somite mcp somite`: the canvas and its evidence as typed MCP tools.
+//!
+//! This server holds no workflow state of its own. Every tool is one call
+//! into the loopback runtime's `/api/mcp/` routes, which run exactly the code
+//! behind the web workspace's controls, so an agent's edit is validated,
+//! published and announced like a person's. The server accepts only a
+//! loopback runtime URL, and presents the capability it received through its
+//! environment on every call — the value never appears in argv, logs or
+//! results. Expected failures (stale revision, unknown operator, bad cursor,
+//! blocked readiness) come back as `isError: true` results carrying the
+//! runtime's `{code, message, recovery}` envelope.
+
+use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::IntoCallToolResult;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResponse, CallToolResult, Implementation, JsonObject, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The environment variable carrying the runtime capability.
+pub const CAPABILITY_ENV: &str = "SOMITE_MCP_CAPABILITY";
+const CAPABILITY_HEADER: &str = "x-somite-capability";
+const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
+/// Bound on one runtime response (the document envelope plus room for the
+/// reply around it).
+const MAX_RESPONSE_BYTES: usize = 80 * 1024 * 1024;
+/// Bound on one runtime call; long-polls stay well below it.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+const INSTRUCTIONS: &str = "Somite's workflow canvas. Work on it directly with these tools: \
+1) call somite.workflow.get first and keep its state_revision; 2) find operators with short, \
+single-concept somite.catalog.search queries (several in parallel) and use only exact ids, \
+ports and parameters from the results — never invent a contract; 3) make small edits with \
+somite.graph.apply_transaction, passing the latest state_revision as base_state_revision and a \
+fresh idempotency_key; on stale_revision read the workflow again and re-apply; 4) after editing, \
+call somite.readiness.get and resolve what it lists. Missing local resources (e.g. a Kraken2 \
+database) stay typed requirements: ask the user rather than searching the web for them. Do not \
+compile or validate while readiness is blocked.";
+
+/// Why the server cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(
+        "--server-url must be a loopback http URL such as http://127.0.0.1:7310, not {0:?}; \
+         the Somite runtime is only ever reached on this machine"
+    )]
+    NotLoopback(String),
+    #[error("cannot build the runtime client: {0}")]
+    Client(#[from] reqwest::Error),
+}
+
+/// Checks that `url` is `http://<loopback>[:port]` and returns it without a
+/// trailing slash.
+pub fn loopback_base_url(url: &str) -> Result<String, StartError> {
+    let refuse = || StartError::NotLoopback(url.to_owned());
+    let rest = url.strip_prefix("http://").ok_or_else(refuse)?;
+    let authority = rest.trim_end_matches('/');
+    if authority.contains(['/', '@', '?', '#']) {
+        return Err(refuse());
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').map(|(h, _)| h).ok_or_else(refuse)?,
+        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+    };
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        return Err(refuse());
+    }
+    Ok(format!("http://{authority}"))
+}
+
+/// The runtime's failure envelope, as tools return it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Failure {
+    /// A stable code such as `stale_revision`, `unknown_operator`,
+    /// `invalid_cursor`, `workflow_not_ready`, `capability_required`.
+    pub code: String,
+    pub message: String,
+    /// What to do next.
+    pub recovery: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl Failure {
+    fn new(code: &str, message: impl Into<String>, recovery: impl Into<String>) -> Failure {
+        Failure {
+            code: code.to_owned(),
+            message: message.into(),
+            recovery: recovery.into(),
+            details: None,
+        }
+    }
+}
+
+/// A tool's result: its typed success value or the failure envelope.
+pub struct Outcome<T>(Result<T, Failure>);
+
+impl<T: Serialize> IntoCallToolResult for Outcome<T> {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let result = match self.0 {
+            Ok(value) => CallToolResult::structured(to_json(&value)?),
+            Err(failure) => CallToolResult::structured_error(to_json(&failure)?),
+        };
+        Ok(result.into())
+    }
+}
+
+fn to_json(value: &impl Serialize) -> Result<Value, rmcp::ErrorData> {
+    serde_json::to_value(value).map_err(|e| {
+        rmcp::ErrorData::internal_error(format!("cannot serialise a tool result: {e}"), None)
+    })
+}
+
+/// The output schema of a tool returning [`Outcome<T>`]: an object that is
+/// either a `T` or a [`Failure`].
+pub fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let mut generator = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    let success = generator.subschema_for::<T>();
+    let failure = generator.subschema_for::<Failure>();
+    let definitions = generator.take_definitions(true);
+    let mut schema = JsonObject::new();
+    schema.insert(
+        "$schema".into(),
+        "https://json-schema.org/draft/2020-12/schema".into(),
+    );
+    schema.insert("type".into(), "object".into());
+    schema.insert(
+        "anyOf".into(),
+        Value::Array(vec![success.to_value(), failure.to_value()]),
+    );
+    schema.insert("$defs".into(), Value::Object(definitions));
+    Arc::new(schema)
+}
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArguments {}
+
+/// The current graph and its identities.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct WorkflowState {
+    /// Pass this as `base_state_revision` in the next transaction.
+    pub state_revision: String,
+    /// The semantic identity evidence binds to (layout and notes excluded).
+    pub graph_revision: String,
+    pub semantic_revision: String,
+    pub input_location: String,
+    /// Set when the project refuses edits until the user rebinds it.
+    pub recovery_required: Option<String>,
+    pub catalog_revision: String,
+    /// `{schema_version, title, nodes, edges, notes, stages}`.
+    pub document: Map<String, Value>,
+}
+
+/// The Workflow assessment of the current graph revision.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Readiness {
+    pub graph_revision: String,
+    pub catalog_revision: String,
+    /// `empty`, `ready`, `building` or `needs_action`.
+    pub state: String,
+    pub required_count: u64,
+    pub counts: Map<String, Value>,
+    pub next_requirement: Option<String>,
+    /// Ordered requirements, each with resolutions, recipes and whether it
+    /// may be escalated to the user.
+    pub items: Vec<Map<String, Value>>,
+    /// Per-node support, badges and input controls.
+    pub nodes: Vec<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// 1–120 characters; short single-concept queries work best.
+    pub query: String,
+    /// Results per page, 1–50 (default 12).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous page of the same query.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+/// One ranked operator contract.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CatalogMatch {
+    pub id: String,
+    pub title: String,
+    pub palette: String,
+    pub kind: String,
+    /// The exact operator revision a new node will pin.
+    pub revision: String,
+    pub score: u64,
+    pub matched_terms: Vec<String>,
+    pub packages: Map<String, Value>,
+    pub inputs: Vec<Map<String, Value>>,
+    pub outputs: Vec<Map<String, Value>>,
+    pub params: Vec<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CatalogPage {
+    pub query: String,
+    pub catalog_revision: String,
+    pub total_matches: u64,
+    pub matches: Vec<CatalogMatch>,
+    /// Valid only for this query and catalog revision.
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransactionArgs {
+    /// The `state_revision` from somite.workflow.get (not the graph revision).
+    pub base_state_revision: String,
+    /// A fresh key per intended edit, `^[A-Za-z0-9_-]{8,128}$`; repeating an
+    /// identical request with it replays the original result.
+    pub idempotency_key: String,
+    pub summary: String,
+    /// Up to 64 operations, applied all or nothing. Shapes (closed):
+    /// `{op:"add_operator", node_id, operator_id, params?, x, y}`,
+    /// `{op:"remove_operator", node_id}`, `{op:"set_param", node_id, param, value}`,
+    /// `{op:"unset_param", node_id, param}`,
+    /// `{op:"connect", edge_id, from_node, from_port, to_node, to_port}`,
+    /// `{op:"disconnect", edge_id}`, `{op:"move", node_id, x, y}`,
+    /// `{op:"add_note", note_id, text, x, y}`, `{op:"edit_note", note_id, text}`,
+    /// `{op:"remove_note", note_id}`, `{op:"set_title", title}`.
+    pub operations: Vec<Map<String, Value>>,
+}
+
+/// What a transaction did.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TransactionResult {
+    pub previous_state_revision: String,
+    pub state_revision: String,
+    pub graph_revision: String,
+    pub summary: String,
+    pub operations: u64,
+    /// True when this repeated an already-applied request.
+    pub replayed: bool,
+    /// The resulting document, for a fresh edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<Map<String, Value>>,
+    /// The activity-feed cursor that announced the edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<u64>,
+}
+
+/// How the proxy reaches the runtime.
+#[derive(Debug, Clone)]
+struct Runtime {
+    base: String,
+    capability: Option<String>,
+    client: reqwest::Client,
+}
+
+impl Runtime {
+    async fn call<T: serde::de::DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<T, Failure> {
+        let mut request = self
+            .client
+            .request(method, format!("{}/api/mcp{path}", self.base))
+            .header(ACTIVITY_HEADER, format!("mcp-{}", context.id));
+        if let Some(capability) = &self.capability {
+            request = request.header(CAPABILITY_HEADER, capability);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let call = async {
+            let response = request.send().await.map_err(unreachable_runtime)?;
+            let status = response.status();
+            let bytes = read_bounded(response).await?;
+            if status.is_success() {
+                serde_json::from_slice(&bytes).map_err(|e| {
+                    Failure::new(
+                        "invalid_response",
+                        format!("the runtime's reply does not match its contract: {e}"),
+                        "make sure the server URL is a Somite runtime of the same version",
+                    )
+                })
+            } else {
+                Err(
+                    serde_json::from_slice::<Failure>(&bytes).unwrap_or_else(|_| {
+                        Failure::new(
+                            "invalid_response",
+                            format!("the runtime answered {status} without an error envelope"),
+                            "make sure the server URL is a Somite runtime",
+                        )
+                    }),
+                )
+            }
+        };
+        tokio::select! {
+            result = call => result,
+            () = context.ct.cancelled() => Err(Failure::new(
+                "cancelled",
+                "the call was cancelled by the client",
+                "nothing more to do; a transaction that was already applied stays applied and replays with the same idempotency key",
+            )),
+        }
+    }
+}
+
+fn unreachable_runtime(e: reqwest::Error) -> Failure {
+    Failure::new(
+        "runtime_unavailable",
+        format!(
+            "the Somite runtime did not answer: {}",
+            if e.is_timeout() {
+                "timed out"
+            } else {
+                "connection failed"
+            }
+        ),
+        "check that `somite serve` is running on the URL this server was started with",
+    )
+}
+
+async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(unreachable_runtime)? {
+        if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
+            return Err(Failure::new(
+                "payload_too_large",
+                format!("the runtime's reply exceeds {MAX_RESPONSE_BYTES} bytes"),
+                "split the workflow; a document holds at most 64 MiB",
+            ));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+/// The Somite MCP server.
+#[derive(Debug, Clone)]
+pub struct SomiteServer {
+    runtime: Runtime,
+    tool_router: ToolRouter<SomiteServer>,
+}
+
+impl SomiteServer {
+    /// A server for the runtime at `server_url`, presenting `capability`
+    /// (normally read from [`CAPABILITY_ENV`]).
+    pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
+        let base = loopback_base_url(server_url)?;
+        let client = reqwest::Client::builder()
+            .timeout(CALL_TIMEOUT)
+            .no_proxy()
+            .build()?;
+        Ok(SomiteServer {
+            runtime: Runtime {
+                base,
+                capability,
+                client,
+            },
+            tool_router: Self::tool_router(),
+        })
+    }
+}
+
+#[tool_router]
+impl SomiteServer {
+    /// Read the current typed graph, its full state revision and its semantic revision.
+    #[tool(
+        name = "somite.workflow.get",
+        annotations(title = "Read the workflow", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<WorkflowState>()
+    )]
+    async fn workflow_get(
+        &self,
+        Parameters(_args): Parameters<NoArguments>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<WorkflowState> {
+        Outcome(
+            self.runtime
+                .call(reqwest::Method::GET, "/workflow", None, &context)
+                .await,
+        )
+    }
+
+    /// Read the Workflow assessment: ordered requirements, node support, input controls, known resolutions, recipes and escalation eligibility for the current graph revision.
+    #[tool(
+        name = "somite.readiness.get",
+        annotations(title = "Assess readiness", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<Readiness>()
+    )]
+    async fn readiness_get(
+        &self,
+        Parameters(_args): Parameters<NoArguments>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<Readiness> {
+        Outcome(
+            self.runtime
+                .call(reqwest::Method::GET, "/readiness", None, &context)
+                .await,
+        )
+    }
+
+    /// Search exact operator contracts, ports, parameters, Pixi packages and revisions, with deterministic ranking, matched terms and an opaque cursor bound to the query and catalog revision.
+    #[tool(
+        name = "somite.catalog.search",
+        annotations(title = "Search the operator catalog", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<CatalogPage>()
+    )]
+    async fn catalog_search(
+        &self,
+        Parameters(args): Parameters<SearchArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<CatalogPage> {
+        let mut query = vec![("q", args.query)];
+        query.extend(args.limit.map(|l| ("limit", l.to_string())));
+        query.extend(args.cursor.map(|c| ("cursor", c)));
+        let encoded = serde_urlencoded_pairs(&query);
+        Outcome(
+            self.runtime
+                .call(
+                    reqwest::Method::GET,
+                    &format!("/catalog/search?{encoded}"),
+                    None,
+                    &context,
+                )
+                .await,
+        )
+    }
+
+    /// Apply up to 64 graph operations as one validated compare-and-swap transaction.
+    #[tool(
+        name = "somite.graph.apply_transaction",
+        annotations(title = "Edit the workflow", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<TransactionResult>()
+    )]
+    async fn apply_transaction(
+        &self,
+        Parameters(args): Parameters<TransactionArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<TransactionResult> {
+        let body = serde_json::json!({
+            "base_state_revision": args.base_state_revision,
+            "idempotency_key": args.idempotency_key,
+            "summary": args.summary,
+            "operations": args.operations,
+        });
+        Outcome(
+            self.runtime
+                .call(
+                    reqwest::Method::POST,
+                    "/transactions",
+                    Some(&body),
+                    &context,
+                )
+                .await,
+        )
+    }
+}
+
+/// `application/x-www-form-urlencoded` query pairs.
+fn serde_urlencoded_pairs(pairs: &[(&str, String)]) -> String {
+    fn encode(text: &str) -> String {
+        text.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    }
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for SomiteServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("somite", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_PROTOCOL_VERSIONS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_runtime_urls_are_accepted() {
+        for ok in [
+            "http://127.0.0.1:7310",
+            "http://localhost:1/",
+            "http://[::1]:7310",
+        ] {
+            assert!(loopback_base_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "https://127.0.0.1:7310",
+            "http://example.com:7310",
+            "http://127.0.0.1.evil.io",
+            "http://user@127.0.0.1:7310",
+            "http://10.0.0.1",
+            "127.0.0.1:7310",
+            "http://127.0.0.1:7310/api",
+        ] {
+            assert!(loopback_base_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn query_values_are_percent_encoded() {
+        assert_eq!(
+            serde_urlencoded_pairs(&[("q", "fastq & reads".into()), ("cursor", "a+b/=".into())]),
+            "q=fastq%20%26%20reads&cursor=a%2Bb%2F%3D"
+        );
+    }
+}

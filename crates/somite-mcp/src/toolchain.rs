@@ -1,0 +1,219 @@
+//! Locating a tool's binary and checking it is the proven release.
+//!
+//! A server's typed tools encode one release's CLI (flags, JSON shapes), so
+//! running them against another release could silently do something else.
+//! Before any CLI tool runs, the server finds the binary on its PATH, asks
+//! for its version, and refuses (`toolchain_version_mismatch`, with both
+//! versions) unless it belongs to the contract's release series. A missing
+//! binary is `toolchain_missing` with an install hint. Which release a server
+//! is proven for is data ([`ToolContract`]), not code.
+
+use crate::envelope::{ErrorCode, ToolError};
+use crate::process::{self, ChildEnv, CommandSpec};
+use serde_json::json;
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The release of a tool a server's CLI contract is proven against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolContract {
+    pub binary: &'static str,
+    pub display_name: &'static str,
+    /// Arguments that print the version.
+    pub version_args: &'static [&'static str],
+    /// The accepted release series: a version equal to it or starting with
+    /// it followed by `.` or `-`.
+    pub series: &'static str,
+    pub install_hint: &'static str,
+}
+
+pub const PIXI_CONTRACT: ToolContract = ToolContract {
+    binary: "pixi",
+    display_name: "Pixi",
+    version_args: &["--version"],
+    series: "0.77",
+    install_hint: "Install Pixi 0.77.x and put it on the PATH of the process that starts this server \
+        (see https://pixi.sh/v0.77.0/installation/, e.g. with PIXI_VERSION=v0.77.1).",
+};
+
+pub const NEXTFLOW_CONTRACT: ToolContract = ToolContract {
+    binary: "nextflow",
+    display_name: "Nextflow",
+    version_args: &["-version"],
+    series: "26.04",
+    install_hint: "Install Nextflow 26.04.x with Java 17 or later and put it on the PATH of the process \
+        that starts this server (e.g. `pixi global install nextflow=26.04` or \
+        `conda install -c bioconda nextflow=26.04`).",
+};
+
+/// How long asking for the version may take (Nextflow starts a JVM).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A binary that passed the version check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolchain {
+    pub executable: PathBuf,
+    pub version: String,
+}
+
+impl ToolContract {
+    /// The proven series as people write it (`0.77.x`).
+    pub fn series_label(&self) -> String {
+        format!("{}.x", self.series)
+    }
+
+    fn missing(&self) -> ToolError {
+        ToolError::new(
+            ErrorCode::ToolchainMissing,
+            format!(
+                "{} ({}) is not on this server's PATH",
+                self.display_name, self.binary
+            ),
+            self.install_hint,
+        )
+        .with_details(json!({ "binary": self.binary, "required": self.series_label() }))
+    }
+
+    /// Whether `version` belongs to the proven series.
+    pub fn accepts(&self, version: &str) -> bool {
+        version == self.series
+            || version
+                .strip_prefix(self.series)
+                .is_some_and(|rest| rest.starts_with(['.', '-']))
+    }
+
+    /// Finds the binary on `path_var`, runs it for its version and checks it.
+    pub async fn check(
+        &self,
+        env: &ChildEnv,
+        cwd: &Path,
+        cancel: &CancellationToken,
+    ) -> Result<Toolchain, ToolError> {
+        let executable =
+            find_executable(self.binary, env.get("PATH")).ok_or_else(|| self.missing())?;
+        let spec = CommandSpec::new(&executable, cwd, env.clone())
+            .args(self.version_args.iter().copied())
+            .timeout(VERSION_TIMEOUT);
+        let report = process::run(&spec, cancel).await.map_err(|error| {
+            ToolError::new(
+                ErrorCode::ProcessFailed,
+                error.to_string(),
+                "Check that the installed binary can be executed by this user.",
+            )
+        })?;
+        let output = format!("{}\n{}", report.stdout, report.stderr);
+        let version = parse_version(&output);
+        match version {
+            Some(version) if report.ok && self.accepts(&version) => Ok(Toolchain {
+                executable,
+                version,
+            }),
+            found => Err(ToolError::new(
+                ErrorCode::ToolchainVersionMismatch,
+                format!(
+                    "{} {} is installed at {}, but this server's contract is proven for {} {}",
+                    self.display_name,
+                    found.as_deref().unwrap_or("(unknown version)"),
+                    executable.display(),
+                    self.display_name,
+                    self.series_label(),
+                ),
+                format!(
+                    "Install {} {} and put it first on PATH.",
+                    self.display_name,
+                    self.series_label()
+                ),
+            )
+            .with_details(json!({
+                "installed": found,
+                "required": self.series_label(),
+                "executable": executable.display().to_string(),
+            }))),
+        }
+    }
+}
+
+/// The first executable regular file called `binary` in a `PATH` value.
+pub fn find_executable(binary: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(binary))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// The first `N.N[.N][-suffix]` token in a version banner
+/// (`pixi 0.77.1`, `      version 26.04.6 build 5954`).
+pub fn parse_version(output: &str) -> Option<String> {
+    output
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+        .map(|token| token.trim_start_matches('v'))
+        .find(|token| {
+            let core = token.split('-').next().unwrap_or_default();
+            let parts: Vec<&str> = core.split('.').collect();
+            parts.len() >= 2
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_read_from_banners() {
+        assert_eq!(parse_version("pixi 0.77.1\n").as_deref(), Some("0.77.1"));
+        let banner = "\n      N E X T F L O W\n      version 26.04.6 build 5954\n      created 01-05-2026 10:00 UTC\n";
+        assert_eq!(parse_version(banner).as_deref(), Some("26.04.6"));
+        assert_eq!(parse_version("no version here"), None);
+    }
+
+    #[test]
+    fn only_the_proven_series_is_accepted() {
+        assert!(PIXI_CONTRACT.accepts("0.77.1"));
+        assert!(PIXI_CONTRACT.accepts("0.77.0"));
+        assert!(!PIXI_CONTRACT.accepts("0.770.1"));
+        assert!(!PIXI_CONTRACT.accepts("0.78.0"));
+        assert!(NEXTFLOW_CONTRACT.accepts("26.04.6"));
+        assert!(NEXTFLOW_CONTRACT.accepts("26.04.0-edge"));
+        assert!(!NEXTFLOW_CONTRACT.accepts("25.10.2"));
+    }
+
+    #[tokio::test]
+    async fn a_binary_missing_from_path_is_toolchain_missing() {
+        let env = ChildEnv::default().with("PATH", "/nonexistent-dir");
+        let error = PIXI_CONTRACT
+            .check(&env, &std::env::temp_dir(), &CancellationToken::new())
+            .await
+            .expect_err("missing");
+        assert_eq!(error.code, ErrorCode::ToolchainMissing);
+        assert!(error.recovery.contains("0.77"));
+    }
+
+    #[tokio::test]
+    async fn another_release_fails_closed_with_both_versions() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fake = dir.path().join("pixi");
+        std::fs::write(&fake, "#!/bin/sh\necho 'pixi 0.70.2'\n").expect("write");
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let env = ChildEnv::default().with("PATH", dir.path());
+        let error = PIXI_CONTRACT
+            .check(&env, dir.path(), &CancellationToken::new())
+            .await
+            .expect_err("mismatch");
+        assert_eq!(error.code, ErrorCode::ToolchainVersionMismatch);
+        assert!(
+            error.message.contains("0.70.2") && error.message.contains("0.77.x"),
+            "{}",
+            error.message
+        );
+    }
+}

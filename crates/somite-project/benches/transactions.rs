@@ -1,0 +1,93 @@
+//! Applying a 64-operation transaction to a 2,000-node graph, including the
+//! durable publication of the graph, its sidecar, the autosave and the
+//! idempotency record; and catalog search over the shipped catalog.
+//!
+//! Run with `cargo bench -p somite-project`; criterion prints the median.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::json;
+use somite_project::{Project, Seed};
+use somite_workflow::Catalog;
+use somite_workflow::search::SearchRequest;
+use somite_workflow::transaction::GraphTransaction;
+use std::hint::black_box;
+
+fn transaction(base: &str, key: &str, operations: Vec<serde_json::Value>) -> GraphTransaction {
+    serde_json::from_value(json!({
+        "base_state_revision": base, "idempotency_key": key, "summary": "bench",
+        "operations": operations,
+    }))
+    .unwrap()
+}
+
+/// 1,000 read imports each feeding one FastQC node: 2,000 nodes, 1,000 edges.
+fn large_project(dir: &std::path::Path) -> Project {
+    let mut project = Project::open(dir, Seed::Empty).unwrap();
+    for chunk in 0..(1000 / 32) + 1 {
+        let mut ops = Vec::new();
+        for i in chunk * 32..((chunk + 1) * 32).min(1000) {
+            ops.push(json!({"op": "add_operator", "node_id": format!("reads{i}"), "operator_id": "files.import", "params": {"path": format!("r{i}.fastq")}, "x": i, "y": 0}));
+            ops.push(json!({"op": "add_operator", "node_id": format!("qc{i}"), "operator_id": "qc.fastqc", "x": i, "y": 200}));
+        }
+        if ops.is_empty() {
+            continue;
+        }
+        let base = project.state_revision().clone();
+        project
+            .apply_transaction(&transaction(&base, &format!("setup-{chunk:04}"), ops))
+            .unwrap();
+        let mut edges = Vec::new();
+        for i in chunk * 32..((chunk + 1) * 32).min(1000) {
+            edges.push(json!({"op": "connect", "edge_id": format!("e{i}"), "from_node": format!("reads{i}"), "from_port": "file", "to_node": format!("qc{i}"), "to_port": "reads"}));
+        }
+        let base = project.state_revision().clone();
+        project
+            .apply_transaction(&transaction(&base, &format!("edges-{chunk:04}"), edges))
+            .unwrap();
+    }
+    assert_eq!(project.document().nodes.len(), 2000);
+    project
+}
+
+fn bench_transactions(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = large_project(dir.path());
+    let mut round = 0u64;
+    c.bench_function("apply 64 operations to a 2,000-node graph (durable)", |b| {
+        b.iter(|| {
+            round += 1;
+            let ops = (0..64)
+                .map(|i| json!({"op": "set_param", "node_id": format!("qc{i}"), "param": "threads", "value": 1 + (round + i) % 4}))
+                .collect();
+            let base = project.state_revision().clone();
+            let txn = transaction(&base, &format!("bench-{round:010}"), ops);
+            black_box(project.apply_transaction(&txn).unwrap());
+        })
+    });
+}
+
+fn bench_search(c: &mut Criterion) {
+    let catalog = Catalog::builtin().unwrap();
+    for query in ["fastq quality", "align reads", "kraken2"] {
+        c.bench_function(&format!("catalog search `{query}`"), |b| {
+            b.iter(|| {
+                black_box(
+                    catalog
+                        .search(&SearchRequest {
+                            query: query.into(),
+                            limit: None,
+                            cursor: None,
+                        })
+                        .unwrap(),
+                )
+            })
+        });
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = bench_transactions, bench_search
+}
+criterion_main!(benches);

@@ -1,0 +1,356 @@
+//! Verified attachments: compiled packages copied into the root the Pixi and
+//! Nextflow MCP servers share with an agent session.
+//!
+//! The agent must be able to run Pixi and Nextflow on a package without
+//! being able to change the package Somite's own runner trusts, so the
+//! session never sees the canonical `.somite/compiled/<digest>/` directory.
+//! [`AttachmentRoot::attach`] copies it into the shared root instead, and
+//! publishes the copy only after checking it against the compiler's
+//! in-memory manifest: the source must be the canonical content-addressed
+//! directory, hold only regular, singly linked, listed files with their
+//! listed modes (no symbolic links, hard links, FIFOs or extra files), and
+//! every copied byte must hash to the listed BLAKE3 digest; the copied run
+//! closure must pass its complete schema. Any failure removes the private
+//! staging directory before anything becomes visible under its output path.
+//!
+//! Copies use `std::io::copy` between files, which Linux serves with
+//! `copy_file_range(2)`: filesystems that support it (Btrfs, XFS) share the
+//! blocks copy-on-write, others copy in the kernel. Either way the copy is
+//! independent of the canonical artifact: writing to one never changes the
+//! other. (A `FICLONE` ioctl would need unsafe code, which the workspace
+//! forbids.)
+//!
+//! Each attachment gets a new output path, `packages/<digest>-<n>/`, that
+//! stays put until the session closes: a later compile never renames or
+//! removes a package an in-flight tool call may still read. A root serves one
+//! session generation; requests carrying another generation are refused, and
+//! the session's package count and bytes are capped.
+
+use crate::compiled::{PackageFault, inspect_package_dir, sync_dir, verify_file_bytes};
+use crate::layout::Layout;
+use somite_workflow::compile::{CompiledPackage, PackageManifest, RunClosure};
+use somite_workflow::{ErrorCode, Revision, SomiteError};
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Packages one session may attach.
+pub const MAX_PACKAGES_PER_SESSION: usize = 16;
+/// Bytes of attached packages one session may hold.
+pub const MAX_BYTES_PER_SESSION: u64 = 1024 * 1024 * 1024;
+/// The folder of the shared root that holds attached packages.
+pub const PACKAGES_DIR: &str = "packages";
+
+/// The ceilings of one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    pub max_packages: usize,
+    pub max_bytes: u64,
+}
+
+impl Default for SessionLimits {
+    fn default() -> SessionLimits {
+        SessionLimits {
+            max_packages: MAX_PACKAGES_PER_SESSION,
+            max_bytes: MAX_BYTES_PER_SESSION,
+        }
+    }
+}
+
+/// One verified copy in the shared root.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Attachment {
+    /// The session generation that asked for it.
+    pub generation: u64,
+    pub digest: Revision,
+    /// Relative to the shared root, e.g. `packages/<hex>-1`.
+    pub output_path: String,
+    pub bytes: u64,
+    pub files: usize,
+}
+
+/// Why an attachment was refused or a session could not close.
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    #[error("the request belongs to session generation {requested}, not {current}")]
+    ForeignGeneration { requested: u64, current: u64 },
+    #[error("session generation {generation} is closed")]
+    Closed { generation: u64 },
+    #[error("the session already holds {limit} packages")]
+    TooManyPackages { limit: usize },
+    #[error("attaching {requested} more bytes would pass the session's {limit}-byte ceiling")]
+    TooManyBytes { requested: u64, limit: u64 },
+    #[error("{} must be an empty directory to become a shared root", .path.display())]
+    RootNotEmpty { path: PathBuf },
+    #[error(transparent)]
+    Package(#[from] PackageFault),
+    #[error("the package's run closure is not valid: {0}")]
+    InvalidRunClosure(SomiteError),
+    #[error("cannot write {}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl From<AttachError> for SomiteError {
+    fn from(error: AttachError) -> SomiteError {
+        let (code, recovery) = match &error {
+            AttachError::ForeignGeneration { .. } | AttachError::Closed { .. } => (
+                ErrorCode::StaleRevision,
+                "start a new agent session; attachments belong to the session that asked",
+            ),
+            AttachError::TooManyPackages { .. } | AttachError::TooManyBytes { .. } => (
+                ErrorCode::PayloadTooLarge,
+                "start a new agent session to attach more packages",
+            ),
+            AttachError::Package(PackageFault::Io { .. }) | AttachError::Io { .. } => (
+                ErrorCode::Io,
+                "check the disk and permissions, then compile again",
+            ),
+            AttachError::RootNotEmpty { .. }
+            | AttachError::Package(_)
+            | AttachError::InvalidRunClosure(_) => (
+                ErrorCode::InvalidDocument,
+                "compile the workflow again; nothing was published",
+            ),
+        };
+        SomiteError::new(code, error.to_string(), recovery)
+    }
+}
+
+/// The shared root of one agent session.
+#[derive(Debug)]
+pub struct AttachmentRoot {
+    root: PathBuf,
+    /// The canonical `.somite/compiled` folder packages are copied from.
+    compiled: PathBuf,
+    generation: u64,
+    limits: SessionLimits,
+    attachments: Vec<Attachment>,
+    bytes: u64,
+    /// Attachments ever made, so output paths are never reused.
+    sequence: u64,
+    closed: bool,
+}
+
+impl AttachmentRoot {
+    /// Opens `root`, which must be empty or absent, for session `generation`.
+    pub fn new(
+        root: &Path,
+        layout: &Layout,
+        generation: u64,
+        limits: SessionLimits,
+    ) -> Result<AttachmentRoot, AttachError> {
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| AttachError::Io { path, source }
+        };
+        fs::create_dir_all(root).map_err(io(root))?;
+        if fs::read_dir(root).map_err(io(root))?.next().is_some() {
+            return Err(AttachError::RootNotEmpty {
+                path: root.to_owned(),
+            });
+        }
+        let compiled = layout.compiled();
+        fs::create_dir_all(&compiled).map_err(io(&compiled))?;
+        Ok(AttachmentRoot {
+            root: root.canonicalize().map_err(io(root))?,
+            compiled: compiled.canonicalize().map_err(io(&compiled))?,
+            generation,
+            limits,
+            attachments: Vec::new(),
+            bytes: 0,
+            sequence: 0,
+            closed: false,
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The session's attachments, oldest first.
+    pub fn attachments(&self) -> &[Attachment] {
+        &self.attachments
+    }
+
+    /// Copies `package` from its canonical directory into the root, verified
+    /// against its in-memory manifest, and returns where it is.
+    pub fn attach(
+        &mut self,
+        generation: u64,
+        package: &CompiledPackage,
+    ) -> Result<Attachment, AttachError> {
+        self.check_generation(generation)?;
+        if self.attachments.len() >= self.limits.max_packages {
+            return Err(AttachError::TooManyPackages {
+                limit: self.limits.max_packages,
+            });
+        }
+        let size = package.total_size();
+        if self.bytes.saturating_add(size) > self.limits.max_bytes {
+            return Err(AttachError::TooManyBytes {
+                requested: size,
+                limit: self.limits.max_bytes,
+            });
+        }
+        package
+            .run_closure()
+            .validate()
+            .map_err(AttachError::InvalidRunClosure)?;
+
+        let source = self.canonical_source(package)?;
+        let name = {
+            self.sequence += 1;
+            format!("{}-{}", package.directory_name(), self.sequence)
+        };
+        let packages = self.root.join(PACKAGES_DIR);
+        let staging = packages.join(format!(".{name}.partial"));
+        let published = packages.join(&name);
+        let copied = copy_verified(&source, &staging, package).and_then(|()| {
+            fs::rename(&staging, &published)
+                .and_then(|()| sync_dir(&packages))
+                .map_err(|source| AttachError::Io {
+                    path: published.clone(),
+                    source,
+                })
+        });
+        if let Err(error) = copied {
+            let _ = fs::remove_dir_all(&staging);
+            return Err(error);
+        }
+        let attachment = Attachment {
+            generation,
+            digest: package.digest().clone(),
+            output_path: format!("{PACKAGES_DIR}/{name}"),
+            bytes: size,
+            files: package.manifest().files.len(),
+        };
+        self.bytes += size;
+        self.attachments.push(attachment.clone());
+        Ok(attachment)
+    }
+
+    /// Ends the session: removes every attached package and refuses further
+    /// attachments. A removal failure is reported, never hidden.
+    pub fn close(&mut self, generation: u64) -> Result<(), AttachError> {
+        self.check_generation(generation)?;
+        self.closed = true;
+        let packages = self.root.join(PACKAGES_DIR);
+        match fs::remove_dir_all(&packages) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(AttachError::Io {
+                    path: packages,
+                    source,
+                });
+            }
+        }
+        self.attachments.clear();
+        self.bytes = 0;
+        Ok(())
+    }
+
+    fn check_generation(&self, generation: u64) -> Result<(), AttachError> {
+        if generation != self.generation {
+            return Err(AttachError::ForeignGeneration {
+                requested: generation,
+                current: self.generation,
+            });
+        }
+        if self.closed {
+            return Err(AttachError::Closed { generation });
+        }
+        Ok(())
+    }
+
+    /// `.somite/compiled/<hex>`, refusing any path that resolves elsewhere.
+    fn canonical_source(&self, package: &CompiledPackage) -> Result<PathBuf, AttachError> {
+        let expected = self.compiled.join(package.directory_name());
+        let resolved = expected.canonicalize().map_err(|source| PackageFault::Io {
+            path: expected.clone(),
+            source,
+        })?;
+        let metadata = fs::symlink_metadata(&expected).map_err(|source| PackageFault::Io {
+            path: expected.clone(),
+            source,
+        })?;
+        if resolved != expected || !metadata.is_dir() {
+            return Err(PackageFault::NotCanonical {
+                path: resolved,
+                canonical: expected,
+            }
+            .into());
+        }
+        Ok(expected)
+    }
+}
+
+/// Copies the inspected source files into `staging`, then verifies the copy:
+/// the same structure, modes and sizes, every byte's digest, and a run
+/// closure that parses strictly and equals the trusted one.
+fn copy_verified(
+    source: &Path,
+    staging: &Path,
+    package: &CompiledPackage,
+) -> Result<(), AttachError> {
+    let manifest: &PackageManifest = package.manifest();
+    let inspected = inspect_package_dir(source, manifest)?;
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| AttachError::Io { path, source }
+    };
+    fs::create_dir_all(staging).map_err(io(staging))?;
+    for file in &inspected {
+        let target = staging.join(&file.entry.path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        let mut from = File::open(&file.path).map_err(|source| PackageFault::Io {
+            path: file.path.clone(),
+            source,
+        })?;
+        // The file opened must be the one inspected, not a replacement.
+        let opened = from.metadata().map_err(|source| PackageFault::Io {
+            path: file.path.clone(),
+            source,
+        })?;
+        if opened.dev() != file.metadata.dev() || opened.ino() != file.metadata.ino() {
+            return Err(PackageFault::Replaced {
+                path: file.path.clone(),
+            }
+            .into());
+        }
+        let mut to = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)
+            .map_err(io(&target))?;
+        io::copy(&mut from, &mut to).map_err(io(&target))?;
+        to.set_permissions(fs::Permissions::from_mode(file.entry.mode))
+            .and_then(|()| to.sync_all())
+            .map_err(io(&target))?;
+    }
+    for file in inspect_package_dir(staging, manifest)? {
+        verify_file_bytes(&file.path, file.entry)?;
+    }
+    let closure_bytes = fs::read(staging.join("run-closure.json"))
+        .map_err(io(&staging.join("run-closure.json")))?;
+    let closure = RunClosure::from_json(&closure_bytes).map_err(AttachError::InvalidRunClosure)?;
+    if &closure != package.run_closure() {
+        return Err(AttachError::InvalidRunClosure(SomiteError::new(
+            ErrorCode::InvalidDocument,
+            "the copied run closure is not the compiler's",
+            "compile the workflow again",
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,277 @@
+//! Verified attachments into the shared Pixi/Nextflow root: the happy path,
+//! stable output paths, independence from the canonical package, session
+//! ceilings and generations, and every rejection the verifier promises.
+
+mod compile_fixture;
+
+use compile_fixture::*;
+use somite_project::attach::{
+    AttachError, AttachmentRoot, MAX_PACKAGES_PER_SESSION, SessionLimits,
+};
+use somite_project::compiled::{CompileOutcome, PackageFault};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const GENERATION: u64 = 7;
+
+struct Session {
+    /// Keeps the project folder alive for the session's lifetime.
+    _project: Fixture,
+    outcome: CompileOutcome,
+    shared: tempfile::TempDir,
+    root: AttachmentRoot,
+}
+
+fn session(limits: SessionLimits) -> Session {
+    let fixture = ready_project();
+    let outcome = fixture.compile();
+    let shared = tempfile::tempdir().unwrap();
+    let root = AttachmentRoot::new(
+        &shared.path().join("tools"),
+        fixture.project.layout(),
+        GENERATION,
+        limits,
+    )
+    .unwrap();
+    Session {
+        _project: fixture,
+        outcome,
+        shared,
+        root,
+    }
+}
+
+impl Session {
+    fn canonical(&self, path: &str) -> PathBuf {
+        self.outcome.path.join(path)
+    }
+
+    fn attach(&mut self) -> Result<somite_project::attach::Attachment, AttachError> {
+        self.root.attach(GENERATION, &self.outcome.package)
+    }
+
+    /// Nothing but published packages is visible in the shared root.
+    fn assert_nothing_published(&self) {
+        assert!(entries(&self.root.root().join("packages")).is_empty());
+        assert!(self.root.attachments().is_empty());
+    }
+}
+
+fn fault(error: AttachError) -> PackageFault {
+    match error {
+        AttachError::Package(fault) => fault,
+        other => panic!("expected a verification failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_attachment_is_a_verified_independent_copy_at_a_stable_path() {
+    let mut s = session(SessionLimits::default());
+    let first = s.attach().unwrap();
+    assert_eq!(first.generation, GENERATION);
+    assert_eq!(
+        first.output_path,
+        format!("packages/{}-1", s.outcome.package.directory_name())
+    );
+    let copy = s.root.root().join(&first.output_path);
+    for file in s.outcome.package.files() {
+        assert_eq!(fs::read(copy.join(&file.path)).unwrap(), file.bytes);
+    }
+
+    let second = s.attach().unwrap();
+    assert_ne!(second.output_path, first.output_path);
+    assert!(copy.is_dir(), "an earlier path stays where it was");
+
+    fs::write(s.canonical("README.md"), b"edited in the project").unwrap();
+    assert_eq!(
+        fs::read(copy.join("README.md")).unwrap(),
+        s.outcome.package.file("README.md").unwrap().bytes,
+        "the copy does not share the canonical file's data"
+    );
+    assert_eq!(s.root.attachments().len(), 2);
+}
+
+#[test]
+fn a_symbolic_link_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    let elsewhere = s.shared.path().join("main.nf");
+    fs::copy(s.canonical("main.nf"), &elsewhere).unwrap();
+    fs::remove_file(s.canonical("main.nf")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, s.canonical("main.nf")).unwrap();
+    assert!(matches!(
+        fault(s.attach().unwrap_err()),
+        PackageFault::SymbolicLink { .. }
+    ));
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_hard_link_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    fs::hard_link(s.canonical("main.nf"), s.shared.path().join("alias.nf")).unwrap();
+    match fault(s.attach().unwrap_err()) {
+        PackageFault::HardLink { links, .. } => assert_eq!(links, 2),
+        other => panic!("{other:?}"),
+    }
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_fifo_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    let status = Command::new("mkfifo")
+        .arg(s.canonical("operators/pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(matches!(
+        fault(s.attach().unwrap_err()),
+        PackageFault::SpecialFile { .. }
+    ));
+    s.assert_nothing_published();
+}
+
+#[test]
+fn an_unlisted_file_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    fs::write(s.canonical("extra.sh"), b"echo surprise").unwrap();
+    assert!(matches!(
+        fault(s.attach().unwrap_err()),
+        PackageFault::Unlisted { .. }
+    ));
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_missing_file_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    fs::remove_file(s.canonical("params.json")).unwrap();
+    assert!(matches!(
+        fault(s.attach().unwrap_err()),
+        PackageFault::Missing { .. }
+    ));
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_changed_byte_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    let mut bytes = fs::read(s.canonical("main.nf")).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 0x20;
+    fs::write(s.canonical("main.nf"), bytes).unwrap();
+    assert!(matches!(
+        fault(s.attach().unwrap_err()),
+        PackageFault::DigestMismatch { .. }
+    ));
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_changed_mode_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    fs::set_permissions(s.canonical("main.nf"), fs::Permissions::from_mode(0o755)).unwrap();
+    match fault(s.attach().unwrap_err()) {
+        PackageFault::ModeMismatch {
+            expected, actual, ..
+        } => assert_eq!((expected, actual), (0o644, 0o755)),
+        other => panic!("{other:?}"),
+    }
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_source_outside_the_canonical_location_is_rejected() {
+    let mut s = session(SessionLimits::default());
+    let moved = s.shared.path().join("moved");
+    fs::rename(&s.outcome.path, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &s.outcome.path).unwrap();
+    assert!(matches!(
+        fault(s.attach().unwrap_err()),
+        PackageFault::NotCanonical { .. }
+    ));
+    s.assert_nothing_published();
+}
+
+#[test]
+fn a_session_holds_at_most_its_package_ceiling() {
+    let mut s = session(SessionLimits::default());
+    for _ in 0..MAX_PACKAGES_PER_SESSION {
+        s.attach().unwrap();
+    }
+    assert!(matches!(
+        s.attach().unwrap_err(),
+        AttachError::TooManyPackages {
+            limit: MAX_PACKAGES_PER_SESSION
+        }
+    ));
+    assert_eq!(
+        entries(&s.root.root().join("packages")).len(),
+        MAX_PACKAGES_PER_SESSION
+    );
+}
+
+#[test]
+fn a_session_holds_at_most_its_byte_ceiling() {
+    let fixture = ready_project();
+    let size = fixture.compile().package.total_size();
+    drop(fixture);
+    let mut s = session(SessionLimits {
+        max_packages: MAX_PACKAGES_PER_SESSION,
+        max_bytes: size * 2 - 1,
+    });
+    s.attach().unwrap();
+    assert!(matches!(
+        s.attach().unwrap_err(),
+        AttachError::TooManyBytes { .. }
+    ));
+    assert_eq!(s.root.attachments().len(), 1);
+}
+
+#[test]
+fn a_foreign_generation_is_refused_and_close_ends_the_session() {
+    let mut s = session(SessionLimits::default());
+    let err = s
+        .root
+        .attach(GENERATION + 1, &s.outcome.package)
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        AttachError::ForeignGeneration {
+            requested: 8,
+            current: GENERATION
+        }
+    ));
+    let attachment = s.attach().unwrap();
+    assert!(s.root.close(GENERATION - 1).is_err());
+    assert!(s.root.root().join(&attachment.output_path).is_dir());
+    s.root.close(GENERATION).unwrap();
+    assert!(
+        entries(s.root.root()).is_empty(),
+        "the shared root is empty again"
+    );
+    assert!(matches!(
+        s.attach().unwrap_err(),
+        AttachError::Closed { .. }
+    ));
+    let error: somite_workflow::SomiteError = AttachError::Closed { generation: 1 }.into();
+    assert_eq!(error.code, somite_workflow::ErrorCode::StaleRevision);
+}
+
+#[test]
+fn a_shared_root_must_begin_empty() {
+    let fixture = ready_project();
+    let shared = tempfile::tempdir().unwrap();
+    fs::write(shared.path().join("leftover"), b"x").unwrap();
+    let err = AttachmentRoot::new(
+        shared.path(),
+        fixture.project.layout(),
+        1,
+        SessionLimits::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, AttachError::RootNotEmpty { .. }));
+    assert!(Path::new(&shared.path().join("leftover")).exists());
+}

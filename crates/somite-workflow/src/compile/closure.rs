@@ -1,0 +1,280 @@
+//! `run-closure.json`: the complete, versioned record of what a package runs.
+//!
+//! Evidence binds to a closure, and the verified attachment trusts a package
+//! only when its closure passes [`RunClosure::validate`], so the record is
+//! strict in both directions: unknown fields are rejected when it is read,
+//! every field is required (an absent lock is an explicit `null`), and the
+//! validation checks the relations a type cannot express — sorted, unique
+//! operator and node lists that agree with each other, digests of the right
+//! shape, and the exact toolchain this compiler targets.
+
+use super::{
+    COMPILER_NAME, COMPILER_VERSION, PIXI_REQUIREMENT, PLATFORMS, TARGET_NEXTFLOW, TARGET_OPENJDK,
+};
+use crate::canonical::{Revision, is_revision};
+use crate::error::{ErrorCode, Result, SomiteError};
+use crate::operator::OperatorKind;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The closure format this compiler writes and the verifier accepts.
+pub const RUN_CLOSURE_SCHEMA: &str = "somite.run-closure";
+pub const RUN_CLOSURE_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunClosure {
+    pub schema: String,
+    pub schema_version: u32,
+    /// The semantic graph revision the package was frozen from.
+    pub graph_revision: Revision,
+    /// Every node, by id: what it runs and what it became.
+    pub nodes: Vec<ClosureNode>,
+    /// Every operator contract used, by id.
+    pub operators: Vec<ClosureOperator>,
+    /// The conda platforms the Pixi workspace is solved for.
+    pub platforms: Vec<String>,
+    pub pixi: ClosurePixi,
+    pub compiler: ClosureCompiler,
+    pub targets: ClosureTargets,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureNode {
+    pub node_id: String,
+    pub operator_id: String,
+    pub operator_revision: Revision,
+    pub kind: OperatorKind,
+    /// The Nextflow process of an external node; `null` for the others.
+    #[serde(deserialize_with = "required")]
+    pub process: Option<String>,
+    /// The Pixi environment the process runs in; `null` for the others.
+    #[serde(deserialize_with = "required")]
+    pub environment: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureOperator {
+    pub id: String,
+    pub revision: Revision,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosurePixi {
+    /// The Pixi versions the manifest requires (`requires-pixi`).
+    pub requirement: String,
+    /// BLAKE3 of `pixi.toml`.
+    pub manifest_digest: Revision,
+    /// BLAKE3 of `pixi.lock`, or `null` when Pixi was not available to lock.
+    #[serde(deserialize_with = "required")]
+    pub lock_digest: Option<Revision>,
+    /// Each tool environment with its exact package pins.
+    pub environments: Vec<ClosureEnvironment>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureEnvironment {
+    pub name: String,
+    pub packages: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureCompiler {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureTargets {
+    pub nextflow: ClosureTool,
+    pub java: ClosureTool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureTool {
+    /// The conda package that provides it.
+    pub package: String,
+    pub version: String,
+}
+
+/// Makes an `Option` field required: serde otherwise treats a missing
+/// `Option` as `None`, and a closure must say `null` explicitly.
+fn required<'de, D, T>(deserializer: D) -> std::result::Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::deserialize(deserializer)
+}
+
+impl ClosureTargets {
+    /// The toolchain this compiler writes packages for.
+    pub fn current() -> ClosureTargets {
+        ClosureTargets {
+            nextflow: ClosureTool {
+                package: "nextflow".into(),
+                version: TARGET_NEXTFLOW.into(),
+            },
+            java: ClosureTool {
+                package: "openjdk".into(),
+                version: TARGET_OPENJDK.into(),
+            },
+        }
+    }
+}
+
+impl ClosureCompiler {
+    pub fn current() -> ClosureCompiler {
+        ClosureCompiler {
+            name: COMPILER_NAME.into(),
+            version: COMPILER_VERSION.into(),
+        }
+    }
+}
+
+impl RunClosure {
+    /// Parses a closure strictly and validates it.
+    pub fn from_json(bytes: &[u8]) -> Result<RunClosure> {
+        let closure: RunClosure = serde_json::from_slice(bytes)
+            .map_err(|e| invalid(format!("run-closure.json does not match the schema: {e}")))?;
+        closure.validate()?;
+        Ok(closure)
+    }
+
+    /// Checks everything the schema's types cannot.
+    pub fn validate(&self) -> Result<()> {
+        if self.schema != RUN_CLOSURE_SCHEMA || self.schema_version != RUN_CLOSURE_SCHEMA_VERSION {
+            return Err(invalid(format!(
+                "schema {} version {} is not {RUN_CLOSURE_SCHEMA} version {RUN_CLOSURE_SCHEMA_VERSION}",
+                self.schema, self.schema_version
+            )));
+        }
+        check_revision("graph_revision", &self.graph_revision)?;
+        check_revision("pixi.manifest_digest", &self.pixi.manifest_digest)?;
+        if let Some(lock) = &self.pixi.lock_digest {
+            check_revision("pixi.lock_digest", lock)?;
+        }
+        if self.pixi.requirement != PIXI_REQUIREMENT {
+            return Err(invalid(format!(
+                "pixi.requirement is `{}`, not `{PIXI_REQUIREMENT}`",
+                self.pixi.requirement
+            )));
+        }
+        if self.compiler.name != COMPILER_NAME || self.compiler.version.is_empty() {
+            return Err(invalid("compiler does not name this compiler".into()));
+        }
+        if self.targets != ClosureTargets::current() {
+            return Err(invalid(format!(
+                "targets are not Nextflow {TARGET_NEXTFLOW} on OpenJDK {TARGET_OPENJDK}"
+            )));
+        }
+        if self.platforms.is_empty()
+            || !strictly_sorted(self.platforms.iter().map(String::as_str))
+            || self
+                .platforms
+                .iter()
+                .any(|p| !PLATFORMS.contains(&p.as_str()))
+        {
+            return Err(invalid(format!(
+                "platforms must be a sorted, non-empty subset of {}",
+                PLATFORMS.join(", ")
+            )));
+        }
+
+        if !strictly_sorted(self.operators.iter().map(|o| o.id.as_str())) {
+            return Err(invalid(
+                "operators must be sorted by id without repeats".into(),
+            ));
+        }
+        for operator in &self.operators {
+            check_revision(
+                &format!("operators.{}.revision", operator.id),
+                &operator.revision,
+            )?;
+        }
+        let operators: BTreeMap<&str, &str> = self
+            .operators
+            .iter()
+            .map(|o| (o.id.as_str(), o.revision.as_str()))
+            .collect();
+
+        if !strictly_sorted(self.nodes.iter().map(|n| n.node_id.as_str())) {
+            return Err(invalid("nodes must be sorted by id without repeats".into()));
+        }
+        let environments: BTreeSet<&str> = self
+            .pixi
+            .environments
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        if !strictly_sorted(self.pixi.environments.iter().map(|e| e.name.as_str())) {
+            return Err(invalid(
+                "pixi.environments must be sorted by name without repeats".into(),
+            ));
+        }
+        let mut used = BTreeSet::new();
+        let mut processes = BTreeSet::new();
+        for node in &self.nodes {
+            if operators.get(node.operator_id.as_str()) != Some(&node.operator_revision.as_str()) {
+                return Err(invalid(format!(
+                    "node {} pins {} at a revision the operators list does not hold",
+                    node.node_id, node.operator_id
+                )));
+            }
+            used.insert(node.operator_id.as_str());
+            let external = node.kind == OperatorKind::External;
+            match (&node.process, &node.environment) {
+                (Some(process), Some(environment)) if external => {
+                    if !processes.insert(process.as_str()) {
+                        return Err(invalid(format!("process {process} appears twice")));
+                    }
+                    if !environments.contains(environment.as_str()) {
+                        return Err(invalid(format!(
+                            "node {} runs in unknown environment {environment}",
+                            node.node_id
+                        )));
+                    }
+                }
+                (None, None) if !external => {}
+                _ => {
+                    return Err(invalid(format!(
+                        "node {}: a process and an environment belong to exactly the external nodes",
+                        node.node_id
+                    )));
+                }
+            }
+        }
+        if used.len() != operators.len() {
+            return Err(invalid("operators lists a contract no node uses".into()));
+        }
+        Ok(())
+    }
+}
+
+fn strictly_sorted<'a>(items: impl Iterator<Item = &'a str>) -> bool {
+    let items: Vec<&str> = items.collect();
+    items.windows(2).all(|pair| pair[0] < pair[1])
+}
+
+fn check_revision(field: &str, value: &str) -> Result<()> {
+    if is_revision(value) {
+        Ok(())
+    } else {
+        Err(invalid(format!("{field} is not a blake3:<64 hex> digest")))
+    }
+}
+
+fn invalid(message: String) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::InvalidDocument,
+        format!("invalid run closure: {message}"),
+        "compile the workflow again; a run closure is never edited by hand",
+    )
+}

@@ -1,0 +1,170 @@
+//! `somite compile` and `somite export`: freeze the project's workflow into
+//! a content-addressed package, or write that package as a deterministic ZIP.
+//!
+//! Both go through the project store's one compile path, so the input-origin
+//! recovery gate and the readiness gate apply exactly as they do for the web
+//! workspace and the agent. Pixi is used when it is on `PATH`; without it the
+//! package has no lock and the output says so.
+
+use clap::Args;
+use serde::Serialize;
+use somite_project::compiled::{self, CompileOutcome, PixiOutcome, Toolchain};
+use somite_project::{Project, Seed, export};
+use somite_workflow::SomiteError;
+use somite_workflow::assessment::Item;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct CompileArgs {
+    /// The project folder (default: the current folder).
+    #[arg(long, default_value = ".")]
+    project: PathBuf,
+    /// Print the machine-readable JSON result.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Where to write the ZIP archive.
+    out: PathBuf,
+    /// The project folder (default: the current folder).
+    #[arg(long, default_value = ".")]
+    project: PathBuf,
+    /// Print the machine-readable JSON result.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `somite compile --json` prints.
+#[derive(Serialize)]
+struct CompileReport<'a> {
+    digest: &'a str,
+    path: String,
+    graph_revision: &'a str,
+    files: usize,
+    bytes: u64,
+    reused: bool,
+    pixi: &'static str,
+    /// Informational readiness items, such as a missing Pixi.
+    toolchain: Vec<&'a Item>,
+}
+
+/// What `somite export --json` prints.
+#[derive(Serialize)]
+struct ExportReport<'a> {
+    path: String,
+    archive_digest: &'a str,
+    bytes: u64,
+    entries: usize,
+    receipts: usize,
+    package: CompileReport<'a>,
+}
+
+fn report(outcome: &CompileOutcome) -> CompileReport<'_> {
+    CompileReport {
+        digest: outcome.package.digest(),
+        path: outcome.path.display().to_string(),
+        graph_revision: &outcome.package.run_closure().graph_revision,
+        files: outcome.package.manifest().files.len(),
+        bytes: outcome.package.total_size(),
+        reused: outcome.reused,
+        pixi: match outcome.pixi {
+            PixiOutcome::Locked => "locked",
+            PixiOutcome::Unavailable => "unavailable",
+            PixiOutcome::Failed { .. } => "failed",
+        },
+        toolchain: outcome
+            .assessment
+            .items
+            .iter()
+            .filter(|i| i.kind == somite_workflow::assessment::ItemKind::Toolchain)
+            .collect(),
+    }
+}
+
+fn human_compile(report: &CompileReport<'_>) -> String {
+    let mut text = format!(
+        "compiled {}{}\n  at {}\n  {} files, {} bytes\n",
+        report.digest,
+        if report.reused {
+            " (already on disk)"
+        } else {
+            ""
+        },
+        report.path,
+        report.files,
+        report.bytes
+    );
+    for item in &report.toolchain {
+        text += &format!("  note: {}\n    {}\n", item.title, item.detail);
+    }
+    text
+}
+
+pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
+    let result = Project::open(&args.project, Seed::Empty)
+        .and_then(|project| compiled::compile(&project, &Toolchain::from_path()));
+    finish(args.json, result, |outcome| {
+        let report = report(outcome);
+        Ok((
+            serde_json::to_string_pretty(&report)?,
+            human_compile(&report),
+        ))
+    })
+}
+
+pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
+    let result = Project::open(&args.project, Seed::Empty)
+        .and_then(|project| export::export(&project, &Toolchain::from_path(), &args.out));
+    finish(args.json, result, |outcome| {
+        let report = ExportReport {
+            path: outcome.path.display().to_string(),
+            archive_digest: &outcome.archive_digest,
+            bytes: outcome.bytes,
+            entries: outcome.entries,
+            receipts: outcome.receipts,
+            package: report(&outcome.compile),
+        };
+        let human = format!(
+            "exported {} ({} entries, {} bytes, {} receipt(s))\n  archive {}\n{}",
+            report.path,
+            report.entries,
+            report.bytes,
+            report.receipts,
+            report.archive_digest,
+            human_compile(&report.package)
+        );
+        Ok((serde_json::to_string_pretty(&report)?, human))
+    })
+}
+
+/// Prints a result as JSON or text; a refusal prints its code, message and
+/// what to do next, and exits 1.
+fn finish<T>(
+    json: bool,
+    result: Result<T, SomiteError>,
+    render: impl FnOnce(&T) -> anyhow::Result<(String, String)>,
+) -> anyhow::Result<ExitCode> {
+    match result {
+        Ok(value) => {
+            let (machine, human) = render(&value)?;
+            if json {
+                println!("{machine}");
+            } else {
+                print!("{human}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&error)?);
+            } else {
+                eprintln!("error[{}]: {}", error.code, error.message);
+                eprintln!("  what to do: {}", error.recovery);
+            }
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! `somite mcp somite` over stdio, driven by the official rmcp client,
+//! against a real runtime on loopback: discovery, closed schemas with output
+//! schemas covering the failure envelope, every tool's success and isError
+//! paths, a non-loopback URL refused, a missing capability refused by the
+//! runtime, and the capability never showing in argv, results or the feed.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::{Value, json};
+use somite_project::{Project, Seed};
+use somite_server::config::ServerConfig;
+use std::collections::BTreeSet;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::process::Command;
+
+const TOOLS: &[&str] = &[
+    "somite.catalog.search",
+    "somite.graph.apply_transaction",
+    "somite.readiness.get",
+    "somite.workflow.get",
+];
+
+struct Fixture {
+    server: somite_server::RunningServer,
+    _dir: tempfile::TempDir,
+}
+
+async fn runtime() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let config = ServerConfig {
+        project: dir.path().to_path_buf(),
+        address: "127.0.0.1:0".parse().unwrap(),
+        web_bundle: None,
+        sse_keepalive: Duration::from_secs(5),
+    };
+    Fixture {
+        server: somite_server::start(&config, project).await.unwrap(),
+        _dir: dir,
+    }
+}
+
+async fn connect(
+    url: &str,
+    capability: Option<&str>,
+    lifecycle: ClientLifecycleMode,
+) -> RunningService<RoleClient, ()> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .args(["mcp", "somite", "--server-url", url])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin");
+    if let Some(capability) = capability {
+        command.env("SOMITE_MCP_CAPABILITY", capability);
+    }
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    ().serve_with_lifecycle(transport, lifecycle)
+        .await
+        .expect("MCP session")
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("object arguments")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+async fn ok(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
+    let result = call(client, tool, arguments).await;
+    assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
+    result.structured_content.expect("structured content")
+}
+
+async fn failure(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
+    let result = call(client, tool, arguments).await;
+    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
+    let envelope = result.structured_content.expect("structured error");
+    for field in ["code", "message", "recovery"] {
+        assert!(envelope[field].is_string(), "{envelope}");
+    }
+    envelope
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
+    let fixture = runtime().await;
+    let (_, capability) = fixture.server.state.capabilities.issue();
+    for lifecycle in [
+        ClientLifecycleMode::Initialize,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    ] {
+        let client = connect(&fixture.server.url(), Some(capability.expose()), lifecycle).await;
+        let tools = client.list_all_tools().await.unwrap();
+        let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, TOOLS.iter().copied().collect());
+        for tool in &tools {
+            assert_eq!(
+                tool.input_schema.get("additionalProperties"),
+                Some(&json!(false)),
+                "{}",
+                tool.name
+            );
+            let output = tool.output_schema.as_ref().expect("output schema");
+            assert_eq!(output["type"], "object");
+            assert!(output["$defs"].get("Failure").is_some(), "{}", tool.name);
+            let annotations = tool.annotations.as_ref().expect("annotations");
+            let read_only = annotations.read_only_hint == Some(true);
+            assert_eq!(
+                read_only,
+                tool.name != "somite.graph.apply_transaction",
+                "{}",
+                tool.name
+            );
+            assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
+        }
+        client.cancel().await.unwrap();
+    }
+
+    let client = connect(
+        &fixture.server.url(),
+        Some(capability.expose()),
+        ClientLifecycleMode::Initialize,
+    )
+    .await;
+    let info = client.peer_info().expect("server info");
+    assert!(
+        info.instructions
+            .as_deref()
+            .is_some_and(|i| i.contains("somite.workflow.get"))
+    );
+
+    let workflow = ok(&client, "somite.workflow.get", json!({})).await;
+    let base = workflow["state_revision"].as_str().unwrap().to_owned();
+    let page = ok(
+        &client,
+        "somite.catalog.search",
+        json!({"query": "paired reads", "limit": 3}),
+    )
+    .await;
+    assert!(
+        page["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["id"] == "files.import_paired"),
+        "{page}"
+    );
+    let edit = json!({
+        "base_state_revision": base, "idempotency_key": "agent-edit-0001", "summary": "Add reads and QC",
+        "operations": [
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired", "params": {"r1": "r1.fq", "r2": "r2.fq"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "qc", "operator_id": "qc.fastp", "params": {"threads": 2}, "x": 300, "y": 0},
+            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "qc", "to_port": "r1"},
+            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "qc", "to_port": "r2"}
+        ]
+    });
+    let applied = ok(&client, "somite.graph.apply_transaction", edit.clone()).await;
+    assert_eq!(applied["replayed"], false);
+    assert_eq!(applied["document"]["edges"].as_array().unwrap().len(), 2);
+    let replay = ok(&client, "somite.graph.apply_transaction", edit.clone()).await;
+    assert_eq!(replay["replayed"], true);
+
+    let readiness = ok(&client, "somite.readiness.get", json!({})).await;
+    assert_eq!(readiness["graph_revision"], applied["graph_revision"]);
+    assert_eq!(
+        readiness["state"], "needs_action",
+        "the FASTQ files do not exist"
+    );
+
+    // Expected failures are isError results with the runtime's codes.
+    let stale = failure(
+        &client,
+        "somite.graph.apply_transaction",
+        json!({
+        "base_state_revision": base, "idempotency_key": "agent-edit-0002", "summary": "late",
+        "operations": [{"op": "set_title", "title": "x"}]}),
+    )
+    .await;
+    assert_eq!(stale["code"], "stale_revision");
+    assert_eq!(
+        stale["details"]["current_state_revision"],
+        applied["state_revision"]
+    );
+    let current = applied["state_revision"].as_str().unwrap();
+    let unknown = failure(&client, "somite.graph.apply_transaction", json!({
+        "base_state_revision": current, "idempotency_key": "agent-edit-0003", "summary": "bad",
+        "operations": [{"op": "add_operator", "node_id": "x", "operator_id": "qc.invented", "x": 0, "y": 0}]})).await;
+    assert_eq!(unknown["code"], "unknown_operator");
+    assert_eq!(
+        failure(
+            &client,
+            "somite.catalog.search",
+            json!({"query": "reads", "cursor": "forged"})
+        )
+        .await["code"],
+        "invalid_cursor"
+    );
+    assert_eq!(
+        failure(&client, "somite.catalog.search", json!({"query": ""})).await["code"],
+        "invalid_query"
+    );
+
+    // A closed input schema: unknown arguments are refused, never ignored.
+    let Value::Object(extra) = json!({"surprise": 1}) else {
+        unreachable!()
+    };
+    let refused = client
+        .call_tool(CallToolRequestParams::new("somite.workflow.get").with_arguments(extra))
+        .await;
+    assert!(refused.is_err() || refused.is_ok_and(|r| r.is_error == Some(true)));
+
+    // The agent's edit is on the feed, attributed, and no secret is anywhere.
+    let feed = fixture.server.state.feed.since(0);
+    assert_eq!(feed.events.len(), 1);
+    assert_eq!(feed.events[0].data["source"]["kind"], "agent");
+    assert!(
+        feed.events[0].data["source"]["activity"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("mcp-"))
+    );
+    let everything = format!("{:?}{applied}{readiness}{page}{workflow}", feed.events);
+    assert!(!everything.contains(capability.expose()));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn without_a_capability_the_runtime_refuses_every_call() {
+    let fixture = runtime().await;
+    let client = connect(&fixture.server.url(), None, ClientLifecycleMode::Initialize).await;
+    for tool in ["somite.workflow.get", "somite.readiness.get"] {
+        assert_eq!(
+            failure(&client, tool, json!({})).await["code"],
+            "capability_required"
+        );
+    }
+    assert_eq!(
+        failure(&client, "somite.catalog.search", json!({"query": "reads"})).await["code"],
+        "capability_required"
+    );
+    let forged = connect(
+        &fixture.server.url(),
+        Some(&"a".repeat(64)),
+        ClientLifecycleMode::Initialize,
+    )
+    .await;
+    assert_eq!(
+        failure(&forged, "somite.workflow.get", json!({})).await["code"],
+        "capability_required"
+    );
+}
+
+#[test]
+fn a_non_loopback_runtime_url_is_refused_at_start() {
+    for url in [
+        "http://example.com:7310",
+        "http://192.0.2.1:7310",
+        "https://127.0.0.1:7310",
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_somite"))
+            .args(["mcp", "somite", "--server-url", url])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{url}");
+        assert!(
+            output.stdout.is_empty(),
+            "stdout is reserved for the protocol"
+        );
+        assert!(String::from_utf8_lossy(&output.stderr).contains("loopback"));
+    }
+}
