@@ -1,0 +1,150 @@
+/**
+ * What every browser journey stands on: the real `somite` binary serving the
+ * built bundle for a fresh temporary project, and Debian's Chromium driven
+ * through playwright-core with a fresh profile.
+ */
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+
+const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const RESULTS_DIR = join(WEB_ROOT, "test-results");
+const SOMITE_BIN = resolve(WEB_ROOT, process.env.SOMITE_BIN ?? "../target/debug/somite");
+const CHROMIUM = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
+const BUNDLE = join(WEB_ROOT, "dist");
+
+export interface Somite {
+  readonly url: string;
+  readonly projectDir: string;
+  /** A JSON call straight to the runtime, as another client (not the page) would make it. */
+  api<T = unknown>(path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startSomite(): Promise<Somite> {
+  if (!existsSync(SOMITE_BIN)) throw new Error(`no somite binary at ${SOMITE_BIN}; build it or set SOMITE_BIN`);
+  if (!existsSync(join(BUNDLE, "index.html"))) throw new Error(`no built bundle in ${BUNDLE}; run npm run build first`);
+  const projectDir = mkdtempSync(join(tmpdir(), "somite-e2e-"));
+  const port = await freePort();
+  const child = spawn(SOMITE_BIN, ["serve", "--port", String(port), "--project", projectDir], {
+    env: { ...process.env, SOMITE_WEB_BUNDLE: BUNDLE, SOMITE_SSE_KEEPALIVE_SECS: "5" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${String(port)}`;
+  await waitUntilHealthy(url, child, () => output);
+
+  const api = async <T>(path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const json = (await response.json()) as T;
+    if (!response.ok) throw new Error(`${path}: HTTP ${String(response.status)} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  return {
+    url,
+    projectDir,
+    api,
+    stop: async () => {
+      await stopProcess(child);
+      rmSync(projectDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Browser {
+  readonly page: Page;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(options: { colorScheme?: "light" | "dark" } = {}): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), "somite-chromium-"));
+  // Playwright adds --headless, --no-sandbox (chromiumSandbox: false) and
+  // --user-data-dir (the fresh profile) itself; the rest keeps Chromium from
+  // reaching any network service on its own.
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    chromiumSandbox: false,
+    args: [
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1440, height: 900 },
+    deviceScaleFactor: 1,
+    colorScheme: options.colorScheme ?? "light",
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    page,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const path = join(RESULTS_DIR, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === "object") resolvePort(address.port);
+        else reject(new Error("no port"));
+      });
+    });
+  });
+}
+
+async function waitUntilHealthy(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`somite exited with ${String(child.exitCode)}:\n${log()}`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stopProcess(child);
+  throw new Error(`somite did not become healthy in 20 s:\n${log()}`);
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const force = setTimeout(() => child.kill("SIGKILL"), 3000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      done();
+    });
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,45 @@
+/** The wire types the workspace reads (inferred from the schemas) and sends. */
+import type { z } from "zod/mini";
+import type * as s from "./schemas";
+
+export type PortSpec = z.infer<typeof s.portSpec>;
+export type WorkflowNode = z.infer<typeof s.workflowNode>;
+export type WorkflowEdge = z.infer<typeof s.workflowEdge>;
+export type WorkflowNote = z.infer<typeof s.workflowNote>;
+export type WorkflowDocument = z.infer<typeof s.workflowDocument>;
+export type WorkflowView = z.infer<typeof s.workflowView>;
+export type TransactionReply = z.infer<typeof s.transactionReply>;
+export type FeedEvent = z.infer<typeof s.feedEvent>;
+export type FeedGap = z.infer<typeof s.feedGap>;
+export type ActivityPage = z.infer<typeof s.activityPage>;
+export type CatalogMatch = z.infer<typeof s.catalogMatch>;
+export type CatalogPage = z.infer<typeof s.catalogPage>;
+export type ParamSpec = z.infer<typeof s.paramSpec>;
+export type OperatorReply = z.infer<typeof s.operatorReply>;
+export type Assessment = z.infer<typeof s.assessment>;
+export type ReadinessItem = z.infer<typeof s.readinessItem>;
+export type ReadinessResolution = z.infer<typeof s.readinessResolution>;
+export type NodeAssessment = z.infer<typeof s.nodeAssessment>;
+export type ItemKind = z.infer<typeof s.itemKind>;
+export type ParamValue = WorkflowNode["params"][string];
+
+/** The closed operation shapes of DESIGN.md "Transaction operations". */
+export type Operation =
+  | { op: "add_operator"; node_id: string; operator_id: string; params?: Record<string, ParamValue>; x: number; y: number }
+  | { op: "remove_operator"; node_id: string }
+  | { op: "set_param"; node_id: string; param: string; value: ParamValue }
+  | { op: "unset_param"; node_id: string; param: string }
+  | { op: "connect"; edge_id: string; from_node: string; from_port: string; to_node: string; to_port: string }
+  | { op: "disconnect"; edge_id: string }
+  | { op: "move"; node_id: string; x: number; y: number }
+  | { op: "add_note"; note_id: string; text: string; x: number; y: number }
+  | { op: "edit_note"; note_id: string; text: string }
+  | { op: "remove_note"; note_id: string }
+  | { op: "set_title"; title: string };
+
+export interface GraphTransaction {
+  readonly base_state_revision: string;
+  readonly idempotency_key: string;
+  readonly summary: string;
+  readonly operations: readonly Operation[];
+}

@@ -1,0 +1,99 @@
+import { Handle, Position } from "@xyflow/react";
+import type { NodeProps } from "@xyflow/react";
+import type { CSSProperties } from "react";
+import { memo } from "react";
+import type { NodeAssessment, PortSpec } from "../api/types";
+import { acceptedTypes } from "../domain/ports";
+import { inputHandle, outputHandle } from "./handles";
+import type { OperatorFlowNode } from "./flowModel";
+import { familyColor } from "./portTypes";
+import { splitTitle } from "./titles";
+
+/** One operator on the canvas: its title, readiness badges and typed ports. */
+export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<OperatorFlowNode>) {
+  const { node, label, assessment, connectedInputs } = data;
+  const { name, purpose } = splitTitle(label?.title ?? node.operator_id);
+  return (
+    <article className={`op-node op-node--${label?.kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
+      <header className="op-node__header">
+        <div className="op-node__heading">
+          <span className="op-node__name">
+            {assessment?.ready && (
+              <svg viewBox="0 0 12 12" className="op-node__ready" role="img" aria-label="ready">
+                <circle cx="6" cy="6" r="6" fill="currentColor" />
+                <path d="M3.4 6.2l1.7 1.7 3.5-3.6" fill="none" stroke="var(--panel)" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
+              </svg>
+            )}
+            {name}
+          </span>
+          {purpose && <span className="op-node__purpose">{purpose}</span>}
+        </div>
+        <span className="op-node__id" title={`node id ${node.id} · ${node.operator_id}`}>
+          {node.id}
+        </span>
+      </header>
+      <Badges assessment={assessment} />
+      <div className="op-node__ports">
+        <ul className="port-list port-list--in" aria-label="Inputs">
+          {node.ports.in.map((port) => (
+            <PortRow key={port.name} port={port} direction="in" connected={connectedInputs.includes(port.name)} />
+          ))}
+        </ul>
+        <ul className="port-list port-list--out" aria-label="Outputs">
+          {node.ports.out.map((port) => (
+            <PortRow key={port.name} port={port} direction="out" connected />
+          ))}
+        </ul>
+      </div>
+    </article>
+  );
+});
+
+function PortRow({ port, direction, connected }: { port: PortSpec; direction: "in" | "out"; connected: boolean }) {
+  const style = { "--port-color": familyColor(port.type) } as CSSProperties;
+  const types = direction === "in" ? acceptedTypes(port).join(" | ") : port.type;
+  const resource = direction === "in" ? port.resource?.profile : port.resource_profile;
+  const description = [
+    `${direction === "in" ? "Input" : "Output"} ${port.name}: ${types}`,
+    resource && `resource ${resource}`,
+    port.optional && "optional",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  return (
+    <li className={`port port--${direction}${connected ? " port--connected" : ""}`} style={style} title={description}>
+      <Handle
+        type={direction === "in" ? "target" : "source"}
+        position={direction === "in" ? Position.Left : Position.Right}
+        id={direction === "in" ? inputHandle(port.name) : outputHandle(port.name)}
+        className="port__handle"
+        aria-label={description}
+      />
+      <span className="port__name">
+        {port.name}
+        {port.optional && <span className="port__optional">?</span>}
+      </span>
+      <span className="port__type">{resource ?? port.type}</span>
+    </li>
+  );
+}
+
+function Badges({ assessment }: { assessment: NodeAssessment | undefined }) {
+  if (!assessment) return null;
+  if (assessment.support === "unsupported_contract") {
+    return <p className="op-node__badges"><span className="badge badge--danger">not in catalog</span></p>;
+  }
+  const { missing_inputs: inputs, missing_parameters: params, missing_resources: resources } = assessment.badges;
+  if (assessment.ready) return null;
+  return (
+    <p className="op-node__badges" aria-label="Missing before this node can run">
+      {inputs > 0 && <span className="badge badge--input">{plural(inputs, "input")}</span>}
+      {params > 0 && <span className="badge badge--param">{plural(params, "parameter")}</span>}
+      {resources > 0 && <span className="badge badge--resource">{plural(resources, "resource")}</span>}
+    </p>
+  );
+}
+
+function plural(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? "" : "s"}`;
+}

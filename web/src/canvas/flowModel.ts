@@ -1,0 +1,128 @@
+/**
+ * The workflow document as canvas nodes and edges.
+ *
+ * The document is the truth; the canvas adds only what the library needs to
+ * keep between renders (measured sizes, a drag in progress, a move whose
+ * transaction is still on its way). `reconcile` keeps an unchanged node's
+ * object identity, so a 500-node graph re-renders only what an edit touched.
+ */
+import type { Edge, Node, XYPosition } from "@xyflow/react";
+import type { NodeAssessment, WorkflowDocument, WorkflowNode, WorkflowNote } from "../api/types";
+import { familyColor } from "./portTypes";
+import { inputHandle, outputHandle } from "./handles";
+
+export type OperatorKind = "external" | "inprocess" | "reference" | "source";
+
+export interface OperatorLabel {
+  readonly title: string;
+  readonly kind: OperatorKind;
+}
+
+export type OperatorNodeData = {
+  readonly node: WorkflowNode;
+  readonly label: OperatorLabel | undefined;
+  readonly assessment: NodeAssessment | undefined;
+  readonly connectedInputs: readonly string[];
+  readonly signature: string;
+};
+
+export type NoteNodeData = {
+  readonly note: WorkflowNote;
+  readonly signature: string;
+};
+
+export type OperatorFlowNode = Node<OperatorNodeData, "operator">;
+export type NoteFlowNode = Node<NoteNodeData, "note">;
+export type CanvasNode = OperatorFlowNode | NoteFlowNode;
+
+export interface Decorations {
+  readonly labels: ReadonlyMap<string, OperatorLabel>;
+  readonly assessments: ReadonlyMap<string, NodeAssessment>;
+}
+
+export function toCanvasNodes(document: WorkflowDocument, decorations: Decorations): CanvasNode[] {
+  const connected = new Map<string, string[]>();
+  for (const edge of document.edges) {
+    connected.set(edge.to_node, [...(connected.get(edge.to_node) ?? []), edge.to_port]);
+  }
+  const operators = document.nodes.map((node): OperatorFlowNode => {
+    const label = decorations.labels.get(node.operator_id);
+    const assessment = decorations.assessments.get(node.id);
+    const connectedInputs = connected.get(node.id) ?? [];
+    return {
+      id: node.id,
+      type: "operator",
+      position: { x: node.x, y: node.y },
+      data: {
+        node,
+        label,
+        assessment,
+        connectedInputs,
+        signature: JSON.stringify([node, label, assessment?.badges, assessment?.ready, connectedInputs]),
+      },
+    };
+  });
+  const notes = document.notes.map(
+    (note): NoteFlowNode => ({
+      id: note.id,
+      type: "note",
+      position: { x: note.x, y: note.y },
+      data: { note, signature: JSON.stringify(note) },
+    }),
+  );
+  return [...operators, ...notes];
+}
+
+export interface CanvasOverlay {
+  readonly selected: ReadonlySet<string>;
+  /** Positions shown instead of the document's: drags and unanswered moves. */
+  readonly positions: ReadonlyMap<string, XYPosition>;
+}
+
+/** The next canvas nodes, reusing every previous node object that did not change. */
+export function reconcile(previous: readonly CanvasNode[], next: readonly CanvasNode[], overlay: CanvasOverlay): CanvasNode[] {
+  const before = new Map(previous.map((n) => [n.id, n]));
+  return next.map((fresh) => {
+    const old = before.get(fresh.id);
+    // A node being dragged stays under the pointer, whatever else changed.
+    const position = old?.dragging ? old.position : (overlay.positions.get(fresh.id) ?? fresh.position);
+    const selected = overlay.selected.has(fresh.id);
+    if (
+      old &&
+      old.type === fresh.type &&
+      old.data.signature === fresh.data.signature &&
+      old.position.x === position.x &&
+      old.position.y === position.y &&
+      Boolean(old.selected) === selected
+    ) {
+      return old;
+    }
+    return {
+      ...fresh,
+      position,
+      selected,
+      ...(old?.measured ? { measured: old.measured } : {}),
+      ...(old?.dragging ? { dragging: true } : {}),
+    };
+  });
+}
+
+export type CanvasEdge = Edge<{ readonly type: string }>;
+
+export function toCanvasEdges(document: WorkflowDocument, selected: ReadonlySet<string>): CanvasEdge[] {
+  const outputs = new Map(document.nodes.map((n) => [n.id, n.ports.out]));
+  return document.edges.map((edge) => {
+    const type = outputs.get(edge.from_node)?.find((p) => p.name === edge.from_port)?.type ?? "Text";
+    return {
+      id: edge.id,
+      source: edge.from_node,
+      sourceHandle: outputHandle(edge.from_port),
+      target: edge.to_node,
+      targetHandle: inputHandle(edge.to_port),
+      selected: selected.has(edge.id),
+      data: { type },
+      style: { stroke: familyColor(type) },
+      ariaLabel: `${edge.from_node}.${edge.from_port} to ${edge.to_node}.${edge.to_port}`,
+    };
+  });
+}

@@ -1,0 +1,128 @@
+import type { Assessment, ReadinessItem, ReadinessResolution } from "../api/types";
+import { KIND_LABELS } from "./StatusBar";
+import { actionFor, actionLabel, formatBytes } from "./resolutions";
+
+export interface RequirementsPanelProps {
+  readonly readiness: Assessment;
+  /** Items whose details are unfolded. */
+  readonly expanded: ReadonlySet<string>;
+  readonly onToggleDetails: (itemId: string) => void;
+  readonly onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
+  readonly onRevealNode: (nodeId: string) => void;
+  readonly onClose: () => void;
+}
+
+/** Every open requirement with its known resolutions as actions. */
+export function RequirementsPanel({ readiness, expanded, onToggleDetails, onResolve, onRevealNode, onClose }: RequirementsPanelProps) {
+  const required = readiness.items.filter((i) => i.required);
+  const informational = readiness.items.filter((i) => !i.required);
+  return (
+    <section id="requirements-panel" className="requirements" aria-label="Requirements">
+      <header className="requirements__header">
+        <h2>Requirements</h2>
+        <button type="button" className="icon-button" aria-label="Close requirements" onClick={onClose}>
+          ×
+        </button>
+      </header>
+      <div className="requirements__body">
+        {readiness.items.length === 0 && <p className="muted">Nothing is missing.</p>}
+        {required.length > 0 && <h3 className="requirements__group">Before it can run</h3>}
+        {required.map((item) => (
+          <Requirement key={item.id} item={item} expanded={expanded.has(item.id)} {...{ onToggleDetails, onResolve, onRevealNode }} />
+        ))}
+        {informational.length > 0 && <h3 className="requirements__group">For information</h3>}
+        {informational.map((item) => (
+          <Requirement key={item.id} item={item} expanded={expanded.has(item.id)} {...{ onToggleDetails, onResolve, onRevealNode }} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function Requirement({
+  item,
+  expanded,
+  onToggleDetails,
+  onResolve,
+  onRevealNode,
+}: {
+  item: ReadinessItem;
+  expanded: boolean;
+  onToggleDetails: (itemId: string) => void;
+  onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
+  onRevealNode: (nodeId: string) => void;
+}) {
+  const actionable = item.resolutions.filter((r) => actionFor(item, r).type !== "details");
+  // Setup and review steps are instructions for a person: shown as they are.
+  const guidance = item.resolutions.filter((r) => r.kind === "setup" || r.kind === "review");
+  const informative = item.resolutions.filter(
+    (r) => actionFor(item, r).type === "details" && !guidance.includes(r),
+  );
+  return (
+    <article className={`requirement requirement--${item.kind}`} data-item={item.id}>
+      <div className="requirement__head">
+        <span className="requirement__kind">{KIND_LABELS[item.kind]}</span>
+        {item.node_id && (
+          <button type="button" className="node-chip" onClick={() => { if (item.node_id) onRevealNode(item.node_id); }}>
+            {item.node_id}
+          </button>
+        )}
+      </div>
+      <h4 className="requirement__title">{item.title}</h4>
+      {item.detail && <p className="requirement__detail">{item.detail}</p>}
+      {guidance.map((r) => (
+        <p key={r.id} className="requirement__guidance">
+          {r.label}
+        </p>
+      ))}
+      {actionable.length > 0 && (
+        <div className="requirement__actions">
+          {actionable.map((r) => (
+            <button
+              key={r.id}
+              type="button"
+              className={`button button--small${r.recommended ? " button--primary" : ""}`}
+              title={r.label}
+              onClick={() => { onResolve(item, r); }}
+            >
+              {actionLabel(actionFor(item, r), r)}
+            </button>
+          ))}
+        </div>
+      )}
+      {informative.length > 0 && (
+        <>
+          <button type="button" className="link-button" aria-expanded={expanded} onClick={() => { onToggleDetails(item.id); }}>
+            {expanded ? "Hide" : "Show"} {informative.length} other option{informative.length === 1 ? "" : "s"}
+          </button>
+          {expanded && (
+            <ul className="options">
+              {informative.map((r) => (
+                <li key={r.id} className="option">
+                  <p className="option__label">
+                    {r.label}
+                    {r.recommended && <span className="tag tag--recommended">recommended</span>}
+                  </p>
+                  {(r.download_bytes !== undefined || r.stored_bytes !== undefined) && (
+                    <p className="option__sizes">
+                      {r.download_bytes !== undefined && <>Download {formatBytes(r.download_bytes)}</>}
+                      {r.download_bytes !== undefined && r.stored_bytes !== undefined && " · "}
+                      {r.stored_bytes !== undefined && <>Stored {formatBytes(r.stored_bytes)}</>}
+                    </p>
+                  )}
+                  {r.scientific_effect && <p className="option__effect">{r.scientific_effect}</p>}
+                  {r.source_url && <p className="option__source mono">{r.source_url}</p>}
+                </li>
+              ))}
+              {item.kind === "managed_resource" && (
+                <li className="option option--note">
+                  Somite does not download or build resources from the canvas yet; nothing here starts a transfer.
+                </li>
+              )}
+            </ul>
+          )}
+        </>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * What each kind of readiness resolution does when chosen. Only graph work
+ * happens at once (connect, or add a providing operator and connect it);
+ * choosing a file or a value focuses the inspector field; downloads, builds
+ * and setup steps only show their details — nothing here fetches or installs.
+ */
+import type { ReadinessItem, ReadinessResolution } from "../api/types";
+
+export type ResolutionAction =
+  | { readonly type: "connect"; readonly fromNode: string; readonly fromPort: string; readonly toNode: string; readonly toPort: string }
+  | { readonly type: "add_and_connect"; readonly operatorId: string; readonly toNode: string; readonly toPort: string }
+  | { readonly type: "focus"; readonly nodeId: string; readonly field: string }
+  | { readonly type: "details" };
+
+export function actionFor(item: ReadinessItem, resolution: ReadinessResolution): ResolutionAction {
+  const { node_id: nodeId, field } = item;
+  switch (resolution.kind) {
+    case "connect":
+      if (nodeId && field && resolution.from_node && resolution.from_port) {
+        return { type: "connect", fromNode: resolution.from_node, fromPort: resolution.from_port, toNode: nodeId, toPort: field };
+      }
+      if (nodeId && field && resolution.operator_id) {
+        return { type: "add_and_connect", operatorId: resolution.operator_id, toNode: nodeId, toPort: field };
+      }
+      return { type: "details" };
+    case "configure":
+    case "attach":
+      return nodeId && field ? { type: "focus", nodeId, field } : { type: "details" };
+    case "use_existing":
+    case "download":
+    case "build":
+    case "review":
+    case "setup":
+      return { type: "details" };
+  }
+}
+
+/** The label of the button that performs the action. */
+export function actionLabel(action: ResolutionAction, resolution: ReadinessResolution): string {
+  switch (action.type) {
+    case "connect":
+      return `Connect ${action.fromNode}.${action.fromPort}`;
+    case "add_and_connect":
+      return `Add ${action.operatorId}`;
+    case "focus":
+      return resolution.kind === "attach" ? "Choose file" : "Set value";
+    case "details":
+      return "Details";
+  }
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ["B", "kB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value >= 10 || unit === 0 ? Math.round(value).toString() : value.toFixed(1)} ${units[unit] ?? "B"}`;
+}

@@ -1,0 +1,177 @@
+/**
+ * The workspace layout: top bar, catalog palette, canvas, inspector and the
+ * readiness status bar. A Controls bar (compile, run, validate, export) and
+ * the Agent panel slot in beside these once their runtime routes exist.
+ */
+import { useCallback, useEffect, useMemo, useState } from "react";
+import type { WorkflowDocument } from "../api/types";
+import { Canvas } from "../canvas/Canvas";
+import { deleteEdits } from "../canvas/edits";
+import type { OperatorLabel } from "../canvas/flowModel";
+import type { Selection } from "../canvas/selection";
+import { EMPTY_SELECTION, selectOnly } from "../canvas/selection";
+import { useCanvasActions } from "../canvas/useCanvasActions";
+import type { FieldFocus } from "../inspector/Inspector";
+import { Inspector } from "../inspector/Inspector";
+import { Palette } from "../palette/Palette";
+import { RequirementsPanel } from "../readiness/RequirementsPanel";
+import { StatusBar } from "../readiness/StatusBar";
+import { useResolve } from "../readiness/useResolve";
+import { useContractEntries, useServices, useWorkspaceState } from "./context";
+import { Notices } from "./Notices";
+import { TopBar } from "./TopBar";
+import { useShortcuts } from "./useShortcuts";
+import { useTheme } from "./useTheme";
+
+export function App() {
+  const { workspace, contracts } = useServices();
+  const state = useWorkspaceState();
+  const contractEntries = useContractEntries();
+  const [theme, toggleTheme] = useTheme();
+  const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
+  const [focus, setFocus] = useState<FieldFocus | undefined>();
+  const [panelOpen, setPanelOpen] = useState(false);
+  const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
+
+  const document = state.snapshot?.document;
+  const actions = useCanvasActions(document, setSelection);
+
+  useShortcuts({ undo: () => void workspace.undo(), redo: () => void workspace.redo() });
+
+  // Every operator on the canvas needs its contract for its title.
+  const operatorIds = useMemo(() => [...new Set(document?.nodes.map((n) => n.operator_id))].sort().join(" "), [document]);
+  useEffect(() => {
+    if (state.catalogRevision && operatorIds) contracts.request(operatorIds.split(" "), state.catalogRevision);
+  }, [contracts, operatorIds, state.catalogRevision]);
+
+  const labels = useMemo(() => {
+    const map = new Map<string, OperatorLabel>();
+    for (const [id, entry] of contractEntries) {
+      if (entry.status === "loaded") map.set(id, { title: entry.reply.contract.title, kind: entry.reply.contract.kind });
+    }
+    return map;
+  }, [contractEntries]);
+
+  const visibleSelection = useMemo(() => pruneSelection(selection, document), [selection, document]);
+
+  const focusField = useCallback((nodeId: string, field: string) => {
+    setFocus({ nodeId, field, request: Date.now() });
+  }, []);
+  const toggleDetails = useCallback((itemId: string) => {
+    setExpandedItems((current) => {
+      const next = new Set(current);
+      if (!next.delete(itemId)) next.add(itemId);
+      return next;
+    });
+  }, []);
+  const showDetails = useCallback((itemId: string) => {
+    setPanelOpen(true);
+    setExpandedItems((current) => new Set(current).add(itemId));
+  }, []);
+  const resolve = useResolve({
+    document,
+    catalogRevision: state.catalogRevision,
+    actions,
+    select: setSelection,
+    focusField,
+    showDetails,
+  });
+  const revealNode = useCallback(
+    (nodeId: string) => {
+      setSelection(selectOnly(nodeId));
+      actions.reveal(nodeId);
+    },
+    [actions],
+  );
+  const deleteSelection = useCallback(() => {
+    if (!document) return;
+    void (async () => {
+      for (const edit of deleteEdits(document, [...visibleSelection.nodes], [...visibleSelection.edges])) {
+        if (!(await workspace.edit(edit.summary, edit.operations)).ok) return;
+      }
+      setSelection(EMPTY_SELECTION);
+    })();
+  }, [document, visibleSelection, workspace]);
+
+  if (state.phase === "loading") {
+    return <div className="splash" role="status">Opening the workspace…</div>;
+  }
+  if (state.phase === "failed" || !state.snapshot || !document) {
+    return (
+      <div className="splash splash--failed" role="alert">
+        <h1>Somite could not open the workflow</h1>
+        <p>{state.failure?.title}</p>
+        {state.failure?.detail && <p className="muted">{state.failure.detail}</p>}
+        <button type="button" className="button button--primary" onClick={() => void workspace.retry()}>
+          Try again
+        </button>
+      </div>
+    );
+  }
+
+  const readinessCurrent = state.readiness?.graph_revision === state.snapshot.graphRevision;
+  return (
+    <div className="app" data-pending={state.pendingEdits > 0 ? "true" : undefined}>
+      <TopBar state={state} theme={theme} onToggleTheme={toggleTheme} onAddNote={() => void actions.addNote()} />
+      {state.recoveryRequired && (
+        <p className="banner banner--danger" role="alert">
+          Graph edits are blocked: {state.recoveryRequired}. Run <code>somite project rebind</code> to bind the workflow to its location again.
+        </p>
+      )}
+      <div className="workbench">
+        <Palette onAdd={(operator) => void actions.addOperator(operator)} />
+        <main className="canvas" aria-label="Canvas">
+          <Canvas
+            document={document}
+            // While a newer assessment is on its way, the previous badges are
+            // still the best information there is; the status bar says so.
+            readiness={state.readiness}
+            labels={labels}
+            selection={visibleSelection}
+            onSelectionChange={setSelection}
+            actions={actions}
+            colorMode={theme}
+          />
+          {panelOpen && state.readiness && (
+            <RequirementsPanel
+              readiness={state.readiness}
+              expanded={expandedItems}
+              onToggleDetails={toggleDetails}
+              onResolve={(item, resolution) => void resolve(item, resolution)}
+              onRevealNode={revealNode}
+              onClose={() => { setPanelOpen(false); }}
+            />
+          )}
+          <Notices notices={state.notices} />
+        </main>
+        <Inspector
+          document={document}
+          readiness={state.readiness}
+          selection={visibleSelection}
+          contracts={contractEntries}
+          focus={focus}
+          onDeleteSelection={deleteSelection}
+        />
+      </div>
+      <StatusBar
+        readiness={state.readiness}
+        current={readinessCurrent}
+        panelOpen={panelOpen}
+        onTogglePanel={() => { setPanelOpen((open) => !open); }}
+        onResolve={(item, resolution) => void resolve(item, resolution)}
+        onRecheck={() => { workspace.refreshReadiness(); }}
+      />
+    </div>
+  );
+}
+
+/** The selection without ids the document no longer has (deleted elsewhere). */
+function pruneSelection(selection: Selection, document: WorkflowDocument | undefined): Selection {
+  if (!document) return EMPTY_SELECTION;
+  const ids = new Set([...document.nodes.map((n) => n.id), ...document.notes.map((n) => n.id)]);
+  const edgeIds = new Set(document.edges.map((e) => e.id));
+  const nodes = [...selection.nodes].filter((id) => ids.has(id));
+  const edges = [...selection.edges].filter((id) => edgeIds.has(id));
+  if (nodes.length === selection.nodes.size && edges.length === selection.edges.size) return selection;
+  return { nodes: new Set(nodes), edges: new Set(edges) };
+}

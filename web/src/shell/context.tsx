@@ -1,0 +1,33 @@
+/**
+ * How components reach the workspace and the contract cache: one context,
+ * created once in `main.tsx`, read through hooks that subscribe to exactly
+ * the store they need.
+ */
+import { createContext, useContext, useSyncExternalStore } from "react";
+import type { SomiteApi } from "../api/endpoints";
+import type { ContractCache, ContractEntry } from "../state/contracts";
+import type { Workspace, WorkspaceState } from "../state/workspace";
+
+export interface Services {
+  readonly api: SomiteApi;
+  readonly workspace: Workspace;
+  readonly contracts: ContractCache;
+}
+
+export const ServicesContext = createContext<Services | null>(null);
+
+export function useServices(): Services {
+  const services = useContext(ServicesContext);
+  if (!services) throw new Error("useServices needs <ServicesContext.Provider>");
+  return services;
+}
+
+export function useWorkspaceState(): WorkspaceState {
+  const { workspace } = useServices();
+  return useSyncExternalStore(workspace.subscribe, workspace.getState);
+}
+
+export function useContractEntries(): ReadonlyMap<string, ContractEntry> {
+  const { contracts } = useServices();
+  return useSyncExternalStore(contracts.subscribe, contracts.getEntries);
+}

@@ -1,0 +1,235 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { WorkflowDocument } from "../api/types";
+import { canonical, emptyDocument, node } from "../testing/documents";
+import { FakeRuntime } from "../testing/fakeRuntime";
+import { Workspace } from "./workspace";
+
+const start: WorkflowDocument = {
+  ...emptyDocument("QC"),
+  nodes: [node("reads", "files.import_fastq", 0, 0)],
+};
+
+let workspace: Workspace | undefined;
+
+afterEach(() => {
+  workspace?.stop();
+  workspace = undefined;
+  vi.useRealTimers();
+});
+
+async function open(runtime: FakeRuntime, holeFillDelayMs = 1000): Promise<Workspace> {
+  workspace = new Workspace({ api: runtime.api, openFeed: runtime.openFeed, holeFillDelayMs, resyncRetryMs: 10 });
+  await workspace.start();
+  return workspace;
+}
+
+/** Lets queued promise callbacks run. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function documentOf(ws: Workspace): WorkflowDocument {
+  const snapshot = ws.getState().snapshot;
+  if (!snapshot) throw new Error("the workspace has not loaded");
+  return snapshot.document;
+}
+
+const titleOf = (ws: Workspace) => ws.getState().snapshot?.document.title;
+const summaries = (ws: Workspace) => ws.getState().history.entries.map((e) => `${e.done ? "" : "~"}${e.summary}`);
+
+describe("Workspace: exactly-once delivery to canvas history", () => {
+  it("records this tab's edit once although the reply and the feed both carry it", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    const result = await ws.edit("Rename", [{ op: "set_title", title: "Reads QC" }]);
+    expect(result.ok).toBe(true);
+    runtime.redeliver(1);
+    expect(titleOf(ws)).toBe("Reads QC");
+    expect(summaries(ws)).toEqual(["Rename"]);
+  });
+
+  it("applies an event the feed repeats after a reconnect once", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.applyAs("agent", "Agent renames", [{ op: "set_title", title: "Agent title" }]);
+    runtime.redeliver(1);
+    runtime.redeliver(1);
+    expect(summaries(ws)).toEqual(["Agent renames"]);
+    expect(ws.getState().history.entries[0]?.source).toBe("agent");
+  });
+
+  it("holds a reply that overtakes an earlier feed event and applies both in cursor order", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.autoDeliver = false;
+    // An agent message takes cursor 1 and is still on its way when this
+    // tab's edit commits as cursor 2: the reply arrives first.
+    runtime.publishOther("agent_message");
+    const result = await ws.edit("Rename", [{ op: "set_title", title: "Mine" }]);
+    expect(result.ok).toBe(true);
+    expect(titleOf(ws)).toBe("QC");
+    runtime.deliver();
+    expect(titleOf(ws)).toBe("Mine");
+    expect(summaries(ws)).toEqual(["Rename"]);
+  });
+
+  it("refuses an edit based on a state the feed has not delivered yet", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.autoDeliver = false;
+    runtime.applyAs("agent", "Agent adds QC", [{ op: "add_operator", node_id: "qc", operator_id: "qc.fastqc", x: 300, y: 0 }]);
+    const refused = await ws.edit("Rename", [{ op: "set_title", title: "Mine" }], { reportErrors: false });
+    expect(refused.ok).toBe(false);
+    runtime.deliver();
+    expect(await ws.edit("Rename", [{ op: "set_title", title: "Mine" }])).toEqual({ ok: true });
+    expect(summaries(ws)).toEqual(["Agent adds QC", "Rename"]);
+    expect(canonical(documentOf(ws))).toEqual(canonical(runtime.document));
+  });
+
+  it("buffers out-of-order feed events until the missing one arrives", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.autoDeliver = false;
+    runtime.applyAs("agent", "First", [{ op: "set_title", title: "one" }]);
+    runtime.applyAs("human", "Second", [{ op: "set_title", title: "two" }]);
+    runtime.deliver((events) => [...events].reverse().slice(0, 1));
+    expect(titleOf(ws)).toBe("QC");
+    runtime.redeliver(1);
+    expect(titleOf(ws)).toBe("two");
+    expect(summaries(ws)).toEqual(["First", "Second"]);
+  });
+
+  it("fetches missing events from the backlog when the feed never fills the hole", async () => {
+    vi.useFakeTimers();
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime, 500);
+    runtime.autoDeliver = false;
+    runtime.applyAs("agent", "First", [{ op: "set_title", title: "one" }]);
+    runtime.applyAs("agent", "Second", [{ op: "set_title", title: "two" }]);
+    runtime.deliver((events) => events.slice(1));
+    expect(titleOf(ws)).toBe("QC");
+    await vi.advanceTimersByTimeAsync(600);
+    expect(titleOf(ws)).toBe("two");
+    expect(summaries(ws)).toEqual(["First", "Second"]);
+  });
+
+  it("counts feed events of other kinds as part of the cursor sequence", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.publishOther("agent_message");
+    runtime.applyAs("agent", "Rename", [{ op: "set_title", title: "after message" }]);
+    expect(titleOf(ws)).toBe("after message");
+    expect(summaries(ws)).toEqual(["Rename"]);
+  });
+
+  it("resynchronises from the workflow after a gap and restarts the history", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    await ws.edit("Rename", [{ op: "set_title", title: "one" }]);
+    runtime.autoDeliver = false;
+    runtime.applyAs("agent", "Lost", [{ op: "set_title", title: "lost edit" }]);
+    runtime.undelivered.length = 0;
+    runtime.firstAvailable = 3;
+    runtime.broadcastGap(1, 3);
+    await settle();
+    expect(titleOf(ws)).toBe("lost edit");
+    expect(ws.getState().history.entries).toEqual([]);
+    expect(ws.getState().notices.some((n) => n.title.includes("Reloaded the workflow"))).toBe(true);
+    expect(runtime.openSubscribers).toBe(1);
+  });
+
+  it("rejects a malformed transaction event and reloads instead of applying it", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.broadcastRaw({ cursor: 1, kind: "transaction", time_ms: 0, data: { outcome: "not an outcome" } });
+    await settle();
+    expect(ws.getState().notices.at(-1)?.title).toMatch(/does not match its contract/);
+    expect(titleOf(ws)).toBe("QC");
+  });
+});
+
+describe("Workspace: undo and redo over mixed human and agent edits", () => {
+  async function session() {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    await ws.edit("Add FastQC", [{ op: "add_operator", node_id: "qc", operator_id: "qc.fastqc", x: 300, y: 0 }]);
+    runtime.applyAs("agent", "Agent connects reads", [
+      { op: "connect", edge_id: "reads-qc", from_node: "reads", from_port: "reads", to_node: "qc", to_port: "reads" },
+    ]);
+    runtime.applyAs("agent", "Agent sets threads", [{ op: "set_param", node_id: "qc", param: "threads", value: 4 }]);
+    await ws.edit("Move FastQC", [{ op: "move", node_id: "qc", x: 320, y: 40 }]);
+    return { runtime, ws };
+  }
+
+  it("has one entry per transaction, in cursor order", async () => {
+    const { ws } = await session();
+    expect(summaries(ws)).toEqual(["Add FastQC", "Agent connects reads", "Agent sets threads", "Move FastQC"]);
+    expect(ws.getState().history.entries.map((e) => e.source)).toEqual(["human", "agent", "agent", "human"]);
+  });
+
+  it("undoes one edit at a time, newest first, whoever made it", async () => {
+    const { runtime, ws } = await session();
+    await ws.undo();
+    expect(runtime.document.nodes.find((n) => n.id === "qc")).toMatchObject({ x: 300, y: 0 });
+    await ws.undo();
+    expect(runtime.document.nodes.find((n) => n.id === "qc")?.params).toEqual({});
+    await ws.undo();
+    expect(runtime.document.edges).toEqual([]);
+    await ws.undo();
+    expect(runtime.document.nodes.map((n) => n.id)).toEqual(["reads"]);
+    expect(summaries(ws)).toEqual(["~Add FastQC", "~Agent connects reads", "~Agent sets threads", "~Move FastQC"]);
+    expect(ws.getState().history.undoSummary).toBeUndefined();
+    // Undo transactions are sent as compare-and-swap edits with their own summaries.
+    expect(runtime.requests.slice(-4).map((r) => r.summary)).toEqual([
+      "Undo: Move FastQC",
+      "Undo: Agent sets threads",
+      "Undo: Agent connects reads",
+      "Undo: Add FastQC",
+    ]);
+  });
+
+  it("redoes in the original order and lands on the same graph", async () => {
+    const { runtime, ws } = await session();
+    const finished = canonical(runtime.document);
+    for (let i = 0; i < 4; i++) await ws.undo();
+    for (let i = 0; i < 4; i++) await ws.redo();
+    expect(canonical(runtime.document)).toEqual(finished);
+    expect(canonical(documentOf(ws))).toEqual(finished);
+    expect(summaries(ws)).toEqual(["Add FastQC", "Agent connects reads", "Agent sets threads", "Move FastQC"]);
+    expect(ws.getState().history.redoSummary).toBeUndefined();
+  });
+
+  it("records the undo's feed copy as a move of the position, not a new entry", async () => {
+    const { runtime, ws } = await session();
+    await ws.undo();
+    runtime.redeliver(runtime.lastCursor);
+    expect(ws.getState().history.entries).toHaveLength(4);
+    expect(ws.getState().history.redoSummary).toBe("Move FastQC");
+  });
+
+  it("a new edit after undo discards the redo branch", async () => {
+    const { runtime, ws } = await session();
+    await ws.undo();
+    runtime.applyAs("agent", "Agent renames", [{ op: "set_title", title: "Agent" }]);
+    expect(ws.getState().history.redoSummary).toBeUndefined();
+    expect(ws.getState().history.undoSummary).toBe("Agent renames");
+  });
+
+  it("an agent edit that lands while an undo is in flight makes the undo fail safely", async () => {
+    const { runtime, ws } = await session();
+    // The agent commits while the undo is on its way: its base is now stale.
+    runtime.beforeNextTransaction(() => {
+      runtime.applyAs("agent", "Agent renames", [{ op: "set_title", title: "Agent" }]);
+    });
+    await ws.undo();
+    expect(runtime.document.title).toBe("Agent");
+    expect(runtime.document.nodes.find((n) => n.id === "qc")).toMatchObject({ x: 320, y: 40 });
+    expect(ws.getState().notices.at(-1)?.title).toMatch(/changed before this edit arrived/);
+    expect(ws.getState().history.undoSummary).toBe("Agent renames");
+  });
+
+  it("keeps the readiness assessment for the graph on screen", async () => {
+    const { ws } = await session();
+    await settle();
+    const { readiness, snapshot } = ws.getState();
+    expect(readiness?.graph_revision).toBe(snapshot?.graphRevision);
+  });
+});

@@ -1,0 +1,487 @@
+/**
+ * The workspace: the one place browser state about the workflow lives.
+ *
+ * It loads the workflow, follows the activity feed through the sequencer,
+ * keeps the edit history, sends edits as compare-and-swap transactions (one
+ * at a time, each on the newest state revision this tab knows of) and keeps
+ * the readiness assessment in step with the graph. React reads it through
+ * `subscribe` / `getState`; nothing here depends on React or the DOM, so the
+ * whole behaviour is unit-tested against a fake runtime.
+ */
+import type { FeedConnection, FeedListener } from "../api/feed";
+import { ApiError, ClientError, describeFailure } from "../api/errors";
+import type { SomiteApi } from "../api/endpoints";
+import { currentFeedCursor } from "../api/endpoints";
+import { MAX_TRANSACTION_OPERATIONS } from "../api/limits";
+import { transactionEventData } from "../api/schemas";
+import type { Assessment, FeedEvent, Operation, TransactionReply } from "../api/types";
+import { validate } from "../api/validate";
+import { idempotencyKey } from "../domain/ids";
+import { operationsBetween } from "./compensate";
+import { EditHistory } from "./history";
+import type { AppliedTransaction, SequencedEvent } from "./sequencer";
+import { FeedSequencer } from "./sequencer";
+import type { Snapshot } from "./snapshot";
+
+export interface Notice {
+  readonly id: number;
+  readonly tone: "error" | "info";
+  readonly title: string;
+  readonly detail?: string | undefined;
+}
+
+export interface HistoryView {
+  readonly undoSummary: string | undefined;
+  readonly redoSummary: string | undefined;
+  readonly entries: readonly { readonly cursor: number; readonly summary: string; readonly source: "human" | "agent"; readonly done: boolean }[];
+}
+
+export interface WorkspaceState {
+  readonly phase: "loading" | "ready" | "failed";
+  readonly failure: { readonly title: string; readonly detail?: string | undefined } | undefined;
+  readonly feed: "connecting" | "live" | "reconnecting";
+  readonly snapshot: Snapshot | undefined;
+  readonly catalogRevision: string | undefined;
+  readonly recoveryRequired: string | null;
+  /** The newest assessment received; compare its graph_revision to the snapshot's. */
+  readonly readiness: Assessment | undefined;
+  readonly history: HistoryView;
+  /** Edits sent and not yet answered. */
+  readonly pendingEdits: number;
+  readonly notices: readonly Notice[];
+}
+
+export type EditResult = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+export interface EditOptions {
+  /** Show a failure as a notice (default); off when the caller shows it in place. */
+  readonly reportErrors?: boolean;
+}
+
+export interface WorkspaceDeps {
+  readonly api: SomiteApi;
+  readonly openFeed: (after: number, listener: FeedListener) => FeedConnection;
+  /** How long a hole in the feed may stay open before the missing events are fetched. */
+  readonly holeFillDelayMs?: number;
+  /** How long to wait before retrying a failed resynchronisation. */
+  readonly resyncRetryMs?: number;
+}
+
+const EMPTY_HISTORY: HistoryView = { undoSummary: undefined, redoSummary: undefined, entries: [] };
+const MAX_NOTICES = 4;
+const MAX_SUMMARY_CHARS = 500;
+
+export class Workspace {
+  private state: WorkspaceState = {
+    phase: "loading",
+    failure: undefined,
+    feed: "connecting",
+    snapshot: undefined,
+    catalogRevision: undefined,
+    recoveryRequired: null,
+    readiness: undefined,
+    history: EMPTY_HISTORY,
+    pendingEdits: 0,
+    notices: [],
+  };
+  private readonly listeners = new Set<() => void>();
+  private readonly history = new EditHistory();
+  private sequencer: FeedSequencer | undefined;
+  private feedConnection: FeedConnection | undefined;
+  /** Bumped on every (re)load: results of older loads are ignored. */
+  private generation = 0;
+  /** The newest committed state this tab knows of; edits are based on it. */
+  private head = { cursor: 0, stateRevision: "" };
+  /** Cursors of this tab's own undo and redo transactions. */
+  private readonly intents = new Map<number, "undo" | "redo">();
+  private queue: Promise<unknown> = Promise.resolve();
+  private holeTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private readinessWanted = false;
+  private readinessRunning = false;
+  private nextNoticeId = 1;
+  private stopped = false;
+
+  constructor(private readonly deps: WorkspaceDeps) {}
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getState = (): WorkspaceState => this.state;
+
+  start(): Promise<void> {
+    return this.load("initial");
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.generation += 1;
+    this.feedConnection?.close();
+    clearTimeout(this.holeTimer);
+    clearTimeout(this.retryTimer);
+  }
+
+  /** Loads again from scratch, e.g. after a failed start. */
+  retry(): Promise<void> {
+    return this.load(this.state.snapshot ? "resync" : "initial");
+  }
+
+  /**
+   * Sends one transaction built from `operations`, after any edit already
+   * queued, on the newest known state revision.
+   */
+  edit(summary: string, operations: readonly Operation[], options: EditOptions = {}): Promise<EditResult> {
+    const report = options.reportErrors ?? true;
+    return this.enqueue(async () => {
+      const result = await this.send(summary, operations);
+      if (!result.ok && report) this.reportEditFailure(result.error);
+      return result;
+    });
+  }
+
+  undo(): Promise<void> {
+    return this.enqueue(() => this.travel("undo"));
+  }
+
+  redo(): Promise<void> {
+    return this.enqueue(() => this.travel("redo"));
+  }
+
+  refreshReadiness(): void {
+    this.readinessWanted = true;
+    if (!this.readinessRunning) void this.runReadiness();
+  }
+
+  notify(tone: Notice["tone"], title: string, detail?: string): void {
+    const notice: Notice = { id: this.nextNoticeId++, tone, title, detail };
+    this.set({ notices: [...this.state.notices, notice].slice(-MAX_NOTICES) });
+  }
+
+  dismiss(id: number): void {
+    this.set({ notices: this.state.notices.filter((n) => n.id !== id) });
+  }
+
+  // ---- loading and the feed -------------------------------------------------
+
+  private async load(reason: "initial" | "resync"): Promise<void> {
+    const generation = ++this.generation;
+    this.feedConnection?.close();
+    this.feedConnection = undefined;
+    clearTimeout(this.holeTimer);
+    this.holeTimer = undefined;
+    clearTimeout(this.retryTimer);
+    this.set({ feed: "connecting", ...(reason === "initial" ? { phase: "loading" as const, failure: undefined } : {}) });
+    try {
+      // The cursor is read before the workflow, so the feed replays anything
+      // committed in between; the sequencer reconciles the overlap.
+      const cursor = await currentFeedCursor(this.deps.api);
+      const view = await this.deps.api.workflow();
+      if (generation !== this.generation) return;
+      const snapshot: Snapshot = {
+        document: view.document,
+        stateRevision: view.state_revision,
+        graphRevision: view.graph_revision,
+      };
+      this.sequencer = new FeedSequencer(cursor, snapshot);
+      this.head = { cursor, stateRevision: view.state_revision };
+      this.history.clear();
+      this.intents.clear();
+      this.set({
+        phase: "ready",
+        failure: undefined,
+        snapshot,
+        catalogRevision: view.catalog_revision,
+        recoveryRequired: view.recovery_required,
+        history: this.historyView(),
+      });
+      this.feedConnection = this.deps.openFeed(cursor, this.feedListener(generation));
+      this.refreshReadiness();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      if (reason === "initial" || !this.state.snapshot) {
+        this.set({ phase: "failed", failure: describeFailure(error) });
+        return;
+      }
+      const { title, detail } = describeFailure(error);
+      this.notify("error", `Could not reload the workflow: ${title}`, detail);
+      this.retryTimer = setTimeout(() => void this.load("resync"), this.deps.resyncRetryMs ?? 3000);
+    }
+  }
+
+  private feedListener(generation: number): FeedListener {
+    const current = () => generation === this.generation && !this.stopped;
+    return {
+      event: (event) => {
+        if (current()) this.receive(event);
+      },
+      gap: (gap) => {
+        if (!current()) return;
+        const missed = gap.first_available - gap.after - 1;
+        this.notify(
+          "info",
+          `Reloaded the workflow: ${String(missed)} activity event(s) were no longer available`,
+          "Undo history starts again from here.",
+        );
+        void this.load("resync");
+      },
+      status: (status) => {
+        if (current()) this.set({ feed: status });
+      },
+      malformed: (error) => {
+        if (!current()) return;
+        this.notify("error", error.message, "The event was not applied; the workflow was reloaded.");
+        void this.load("resync");
+      },
+    };
+  }
+
+  private receive(event: FeedEvent): void {
+    let sequenced: SequencedEvent;
+    try {
+      sequenced = toSequenced(event);
+    } catch (error) {
+      if (!(error instanceof ClientError)) throw error;
+      this.notify("error", error.message, "The event was not applied; the workflow was reloaded.");
+      void this.load("resync");
+      return;
+    }
+    this.offer(sequenced);
+  }
+
+  private offer(event: SequencedEvent, sequencer = this.sequencer): void {
+    if (!sequencer || sequencer !== this.sequencer) return;
+    this.absorb(sequencer.offer(event));
+  }
+
+  /** Turns applied transactions into history and state. */
+  private absorb(steps: readonly AppliedTransaction[]): void {
+    const sequencer = this.sequencer;
+    if (!sequencer) return;
+    const graphBefore = this.state.snapshot?.graphRevision;
+    for (const step of steps) {
+      const intent = this.intents.get(step.cursor);
+      this.intents.delete(step.cursor);
+      if (intent === "undo") this.history.undone(step.after);
+      else if (intent === "redo") this.history.redone(step.after);
+      else if (step.continuous) this.history.record(step);
+      else this.history.clear();
+      this.advanceHead(step.cursor, step.after.stateRevision);
+    }
+    if (steps.length > 0) {
+      this.set({ snapshot: sequencer.snapshot, history: this.historyView() });
+      if (sequencer.snapshot.graphRevision !== graphBefore) this.refreshReadiness();
+    }
+    this.watchForHole(sequencer);
+  }
+
+  /**
+   * Events normally arrive in order; a hole means a reply overtook the feed.
+   * If the feed does not fill it soon, the missing events are fetched.
+   */
+  private watchForHole(sequencer: FeedSequencer): void {
+    if (!sequencer.hasGap || this.holeTimer !== undefined) return;
+    this.holeTimer = setTimeout(() => {
+      this.holeTimer = undefined;
+      void this.fillHole(sequencer);
+    }, this.deps.holeFillDelayMs ?? 1000);
+  }
+
+  private async fillHole(sequencer: FeedSequencer): Promise<void> {
+    if (sequencer !== this.sequencer || !sequencer.hasGap) return;
+    try {
+      const page = await this.deps.api.activity(sequencer.cursor);
+      if (sequencer !== this.sequencer) return;
+      if (page.gap_until !== null) {
+        void this.load("resync");
+        return;
+      }
+      for (const event of page.events) this.receive(event);
+    } catch {
+      void this.load("resync");
+    }
+  }
+
+  // ---- edits ----------------------------------------------------------------
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async send(summary: string, operations: readonly Operation[]): Promise<EditResult> {
+    const sequencer = this.sequencer;
+    if (!sequencer) return { ok: false, error: new Error("the workflow is not loaded yet") };
+    if (operations.length === 0) return { ok: true };
+    if (operations.length > MAX_TRANSACTION_OPERATIONS) {
+      return {
+        ok: false,
+        error: new Error(`this edit has ${String(operations.length)} operations; one edit holds at most ${String(MAX_TRANSACTION_OPERATIONS)}`),
+      };
+    }
+    this.set({ pendingEdits: this.state.pendingEdits + 1 });
+    try {
+      const reply = await this.deps.api.applyTransaction({
+        base_state_revision: this.head.stateRevision,
+        idempotency_key: idempotencyKey(),
+        summary: summary.slice(0, MAX_SUMMARY_CHARS),
+        operations,
+      });
+      this.acceptReply(reply, sequencer);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
+    } finally {
+      this.set({ pendingEdits: this.state.pendingEdits - 1 });
+    }
+  }
+
+  /** This tab's own reply is applied at once; the feed's copy is then a duplicate. */
+  private acceptReply(reply: TransactionReply, sequencer: FeedSequencer): void {
+    if (reply.replayed || reply.cursor === undefined || !reply.document) return;
+    this.advanceHead(reply.cursor, reply.state_revision);
+    this.offer(
+      {
+        cursor: reply.cursor,
+        transaction: {
+          source: "human",
+          summary: reply.summary,
+          previousStateRevision: reply.previous_state_revision,
+          stateRevision: reply.state_revision,
+          graphRevision: reply.graph_revision,
+          document: reply.document,
+        },
+      },
+      sequencer,
+    );
+  }
+
+  private advanceHead(cursor: number, stateRevision: string): void {
+    if (cursor > this.head.cursor) this.head = { cursor, stateRevision };
+  }
+
+  /**
+   * Undo or redo: the compensating transaction between the entry's two
+   * states, sent with compare-and-swap on the live state. The feed is held
+   * until the reply says which cursor it produced, so the history moves its
+   * position instead of recording the undo as a new edit.
+   */
+  private async travel(direction: "undo" | "redo"): Promise<void> {
+    const sequencer = this.sequencer;
+    const entry = direction === "undo" ? this.history.nextUndo : this.history.nextRedo;
+    if (!sequencer || !entry) return;
+    const [from, to] = direction === "undo" ? [entry.after, entry.before] : [entry.before, entry.after];
+    const live = sequencer.snapshot;
+    if (sequencer.hasGap || live.stateRevision !== from.stateRevision || this.head.stateRevision !== from.stateRevision) {
+      this.notify("info", "Catching up with the latest edits", `Try ${direction} again in a moment.`);
+      return;
+    }
+    const operations = operationsBetween(from.document, to.document);
+    if (operations.length === 0) {
+      if (direction === "undo") this.history.undone(live);
+      else this.history.redone(live);
+      this.set({ history: this.historyView() });
+      return;
+    }
+    if (operations.length > MAX_TRANSACTION_OPERATIONS) {
+      this.notify(
+        "error",
+        `“${entry.summary}” is too large to ${direction} in one step`,
+        `It needs ${String(operations.length)} operations; one transaction holds at most ${String(MAX_TRANSACTION_OPERATIONS)}.`,
+      );
+      return;
+    }
+    const label = direction === "undo" ? "Undo" : "Redo";
+    sequencer.hold();
+    this.set({ pendingEdits: this.state.pendingEdits + 1 });
+    try {
+      const reply = await this.deps.api.applyTransaction({
+        base_state_revision: live.stateRevision,
+        idempotency_key: idempotencyKey(),
+        summary: `${label}: ${entry.summary}`.slice(0, MAX_SUMMARY_CHARS),
+        operations,
+      });
+      if (reply.cursor !== undefined && sequencer === this.sequencer) this.intents.set(reply.cursor, direction);
+      this.acceptReply(reply, sequencer);
+    } catch (error) {
+      this.reportEditFailure(error);
+    } finally {
+      this.set({ pendingEdits: this.state.pendingEdits - 1 });
+      const steps = sequencer.release();
+      if (sequencer === this.sequencer) this.absorb(steps);
+    }
+  }
+
+  private reportEditFailure(error: unknown): void {
+    if (error instanceof ApiError && error.code === "stale_revision") {
+      this.notify(
+        "error",
+        "The workflow changed before this edit arrived",
+        "Another window or the agent edited it first. Nothing was applied; the canvas shows the latest state.",
+      );
+      return;
+    }
+    const { title, detail } = describeFailure(error);
+    this.notify("error", title, detail);
+  }
+
+  // ---- readiness --------------------------------------------------------------
+
+  private async runReadiness(): Promise<void> {
+    this.readinessRunning = true;
+    try {
+      while (this.readinessWanted && !this.stopped) {
+        this.readinessWanted = false;
+        try {
+          const readiness = await this.deps.api.readiness();
+          // An assessment of a graph this tab has not caught up with yet is
+          // dropped; the transaction that brings that graph asks again.
+          if (readiness.graph_revision === this.state.snapshot?.graphRevision) this.set({ readiness });
+        } catch (error) {
+          const { title, detail } = describeFailure(error);
+          this.notify("error", `Readiness could not be assessed: ${title}`, detail);
+        }
+      }
+    } finally {
+      this.readinessRunning = false;
+    }
+  }
+
+  // ---- state ----------------------------------------------------------------
+
+  private historyView(): HistoryView {
+    return {
+      undoSummary: this.history.nextUndo?.summary,
+      redoSummary: this.history.nextRedo?.summary,
+      entries: this.history.list().map(({ entry, done }) => ({
+        cursor: entry.cursor,
+        summary: entry.summary,
+        source: entry.source,
+        done,
+      })),
+    };
+  }
+
+  private set(patch: Partial<WorkspaceState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function toSequenced(event: FeedEvent): SequencedEvent {
+  if (event.kind !== "transaction") return { cursor: event.cursor };
+  const data = validate(transactionEventData, event.data, "GET /api/activity/stream", "a transaction event");
+  return {
+    cursor: event.cursor,
+    transaction: {
+      source: data.source.kind,
+      summary: data.outcome.summary,
+      previousStateRevision: data.outcome.previous_state_revision,
+      stateRevision: data.outcome.state_revision,
+      graphRevision: data.outcome.graph_revision,
+      document: data.document,
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Test fixtures: a tiny catalog and an operation interpreter that mirrors the
+ * runtime's `apply_operations` (DESIGN.md "Transaction operations"), strict
+ * enough that an operation order the runtime would refuse fails here too.
+ */
+import { createHash } from "node:crypto";
+import type { Operation, PortSpec, WorkflowDocument, WorkflowNode } from "../api/types";
+
+export function revisionOf(value: unknown): string {
+  return `blake3:${createHash("sha256").update(JSON.stringify(value)).digest("hex")}`;
+}
+
+function port(name: string, type: string, extra: Partial<PortSpec> = {}): PortSpec {
+  return { name, type, union: [], optional: false, ...extra };
+}
+
+const CATALOG: Readonly<Record<string, { revision: string; ports: WorkflowNode["ports"] }>> = {
+  "files.import_fastq": {
+    revision: revisionOf("files.import_fastq@1"),
+    ports: { in: [], out: [port("reads", "Fastq", { import_param: "path" })] },
+  },
+  "qc.fastqc": {
+    revision: revisionOf("qc.fastqc@1"),
+    ports: { in: [port("reads", "Fastq", { union: ["FastqGz"] })], out: [port("report_html", "Html")] },
+  },
+  "qc.fastp": {
+    revision: revisionOf("qc.fastp@1"),
+    ports: {
+      in: [port("r1", "Fastq", { union: ["FastqGz"] })],
+      out: [port("trimmed_r1", "FastqGz"), port("report_json", "Json")],
+    },
+  },
+  "class.kraken2": {
+    revision: revisionOf("class.kraken2@1"),
+    ports: {
+      in: [
+        port("db", "Directory", {
+          resource: { profile: "kraken2-database", title: "Kraken2 database", detail: "", resolutions: [] },
+        }),
+        port("r1", "Fastq", { union: ["FastqGz"] }),
+      ],
+      out: [port("report", "Text")],
+    },
+  },
+  "files.import_kraken2_database": {
+    revision: revisionOf("files.import_kraken2_database@1"),
+    ports: { in: [], out: [port("db", "Directory", { resource_profile: "kraken2-database" })] },
+  },
+};
+
+export function emptyDocument(title = "Test workflow"): WorkflowDocument {
+  return { schema_version: 1, title, nodes: [], edges: [], notes: [], stages: [] };
+}
+
+export function node(id: string, operatorId: string, x = 0, y = 0, params: WorkflowNode["params"] = {}): WorkflowNode {
+  const entry = CATALOG[operatorId];
+  if (!entry) throw new Error(`no test operator ${operatorId}`);
+  return { id, operator_id: operatorId, operator_revision: entry.revision, ports: entry.ports, params, x, y };
+}
+
+export class OperationError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly index: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Applies `operations` to a copy of `document`, or throws like the runtime. */
+export function applyOperations(document: WorkflowDocument, operations: readonly Operation[]): WorkflowDocument {
+  let doc = structuredClone(document);
+  operations.forEach((op, index) => {
+    doc = applyOne(doc, op, index);
+  });
+  return doc;
+}
+
+function applyOne(doc: WorkflowDocument, op: Operation, index: number): WorkflowDocument {
+  const fail = (code: string, message: string): never => {
+    throw new OperationError(code, message, index);
+  };
+  const claim = (id: string) => {
+    const taken = [...doc.nodes, ...doc.edges, ...doc.notes].some((item) => item.id === id);
+    if (taken) fail("duplicate_id", `the id \`${id}\` is already in use`);
+  };
+  const existing = (id: string) => doc.nodes.find((n) => n.id === id) ?? fail("unknown_node", `there is no node \`${id}\``);
+  switch (op.op) {
+    case "add_operator": {
+      claim(op.node_id);
+      const created = node(op.node_id, op.operator_id, op.x, op.y, { ...(op.params ?? {}) });
+      return { ...doc, nodes: [...doc.nodes, created] };
+    }
+    case "remove_operator":
+      existing(op.node_id);
+      return {
+        ...doc,
+        nodes: doc.nodes.filter((n) => n.id !== op.node_id),
+        edges: doc.edges.filter((e) => e.from_node !== op.node_id && e.to_node !== op.node_id),
+      };
+    case "set_param":
+      existing(op.node_id);
+      return { ...doc, nodes: doc.nodes.map((n) => (n.id === op.node_id ? { ...n, params: { ...n.params, [op.param]: op.value } } : n)) };
+    case "unset_param":
+      existing(op.node_id);
+      return {
+        ...doc,
+        nodes: doc.nodes.map((n) =>
+          n.id === op.node_id ? { ...n, params: Object.fromEntries(Object.entries(n.params).filter(([k]) => k !== op.param)) } : n,
+        ),
+      };
+    case "connect": {
+      claim(op.edge_id);
+      const from = existing(op.from_node).ports.out.find((p) => p.name === op.from_port);
+      const to = existing(op.to_node).ports.in.find((p) => p.name === op.to_port);
+      if (!from || !to) return fail("unknown_port", "unknown port");
+      if (doc.edges.some((e) => e.to_node === op.to_node && e.to_port === op.to_port)) {
+        fail("port_already_connected", `input ${op.to_node}.${op.to_port} is already connected`);
+      }
+      if (from.type !== to.type && !to.union.includes(from.type)) fail("incompatible_ports", "incompatible");
+      const { op: _kind, edge_id, ...ends } = op;
+      return { ...doc, edges: [...doc.edges, { id: edge_id, ...ends }] };
+    }
+    case "disconnect":
+      if (!doc.edges.some((e) => e.id === op.edge_id)) fail("unknown_edge", `there is no edge \`${op.edge_id}\``);
+      return { ...doc, edges: doc.edges.filter((e) => e.id !== op.edge_id) };
+    case "move":
+      existing(op.node_id);
+      return { ...doc, nodes: doc.nodes.map((n) => (n.id === op.node_id ? { ...n, x: op.x, y: op.y } : n)) };
+    case "add_note":
+      claim(op.note_id);
+      return { ...doc, notes: [...doc.notes, { id: op.note_id, text: op.text, x: op.x, y: op.y }] };
+    case "edit_note":
+      if (!doc.notes.some((n) => n.id === op.note_id)) fail("unknown_note", "unknown note");
+      return { ...doc, notes: doc.notes.map((n) => (n.id === op.note_id ? { ...n, text: op.text } : n)) };
+    case "remove_note":
+      if (!doc.notes.some((n) => n.id === op.note_id)) fail("unknown_note", "unknown note");
+      return { ...doc, notes: doc.notes.filter((n) => n.id !== op.note_id) };
+    case "set_title":
+      return { ...doc, title: op.title };
+  }
+}
+
+/** The document's identity regardless of the order of its lists. */
+export function canonical(document: WorkflowDocument): unknown {
+  const sorted = <T extends { id: string }>(items: readonly T[]) => [...items].sort((a, b) => a.id.localeCompare(b.id));
+  return { ...document, nodes: sorted(document.nodes), edges: sorted(document.edges), notes: sorted(document.notes) };
+}
