@@ -72,16 +72,17 @@ impl ToolError {
     }
 }
 
-/// What a tool function returns: its success value or the failure envelope.
-pub struct ToolOutcome<T>(pub Result<T, ToolError>);
+/// What a tool function returns: its success value or a failure envelope
+/// (the toolchain servers' [`ToolError`] unless a server has its own).
+pub struct ToolOutcome<T, E = ToolError>(pub Result<T, E>);
 
-impl<T> From<Result<T, ToolError>> for ToolOutcome<T> {
-    fn from(result: Result<T, ToolError>) -> Self {
+impl<T, E> From<Result<T, E>> for ToolOutcome<T, E> {
+    fn from(result: Result<T, E>) -> Self {
         Self(result)
     }
 }
 
-impl<T: Serialize> IntoCallToolResult for ToolOutcome<T> {
+impl<T: Serialize, E: Serialize> IntoCallToolResult for ToolOutcome<T, E> {
     fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
         let result = match self.0 {
             Ok(value) => CallToolResult::structured(to_json(&value)?),
@@ -100,11 +101,17 @@ fn to_json(value: &impl Serialize) -> Result<Value, rmcp::ErrorData> {
 /// The output schema of a tool returning [`ToolOutcome<T>`]: an object that is
 /// either a `T` or a [`ToolError`].
 pub fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    outcome_schema_with::<T, ToolError>()
+}
+
+/// The output schema of a tool returning [`ToolOutcome<T, E>`]: an object that
+/// is either a `T` or an `E`.
+pub fn outcome_schema_with<T: JsonSchema, E: JsonSchema>() -> Arc<JsonObject> {
     let mut generator = SchemaSettings::draft2020_12()
         .for_serialize()
         .into_generator();
     let success = generator.subschema_for::<T>();
-    let failure = generator.subschema_for::<ToolError>();
+    let failure = generator.subschema_for::<E>();
     let definitions = generator.take_definitions(true);
     let mut schema = JsonObject::new();
     schema.insert(

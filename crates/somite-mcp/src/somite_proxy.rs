@@ -10,18 +10,14 @@
 //! blocked readiness) come back as `isError: true` results carrying the
 //! runtime's `{code, message, recovery}` envelope.
 
+use crate::envelope::{ToolOutcome, outcome_schema_with};
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResponse, CallToolResult, Implementation, JsonObject, ProtocolVersion,
-    ServerCapabilities, ServerConfig,
-};
+use rmcp::model::{Implementation, JsonObject, ProtocolVersion, ServerCapabilities, ServerConfig};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -107,46 +103,12 @@ impl Failure {
     }
 }
 
-/// A tool's result: its typed success value or the failure envelope.
-pub struct Outcome<T>(Result<T, Failure>);
+/// A tool's result: its typed success value or the runtime's failure envelope.
+type Outcome<T> = ToolOutcome<T, Failure>;
 
-impl<T: Serialize> IntoCallToolResult for Outcome<T> {
-    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
-        let result = match self.0 {
-            Ok(value) => CallToolResult::structured(to_json(&value)?),
-            Err(failure) => CallToolResult::structured_error(to_json(&failure)?),
-        };
-        Ok(result.into())
-    }
-}
-
-fn to_json(value: &impl Serialize) -> Result<Value, rmcp::ErrorData> {
-    serde_json::to_value(value).map_err(|e| {
-        rmcp::ErrorData::internal_error(format!("cannot serialise a tool result: {e}"), None)
-    })
-}
-
-/// The output schema of a tool returning [`Outcome<T>`]: an object that is
-/// either a `T` or a [`Failure`].
-pub fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
-    let mut generator = SchemaSettings::draft2020_12()
-        .for_serialize()
-        .into_generator();
-    let success = generator.subschema_for::<T>();
-    let failure = generator.subschema_for::<Failure>();
-    let definitions = generator.take_definitions(true);
-    let mut schema = JsonObject::new();
-    schema.insert(
-        "$schema".into(),
-        "https://json-schema.org/draft/2020-12/schema".into(),
-    );
-    schema.insert("type".into(), "object".into());
-    schema.insert(
-        "anyOf".into(),
-        Value::Array(vec![success.to_value(), failure.to_value()]),
-    );
-    schema.insert("$defs".into(), Value::Object(definitions));
-    Arc::new(schema)
+/// The output schema of a tool returning [`Outcome<T>`]: a `T` or a [`Failure`].
+fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    outcome_schema_with::<T, Failure>()
 }
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -395,7 +357,7 @@ impl SomiteServer {
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<WorkflowState> {
-        Outcome(
+        ToolOutcome(
             self.runtime
                 .call(reqwest::Method::GET, "/workflow", None, &context)
                 .await,
@@ -413,7 +375,7 @@ impl SomiteServer {
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<Readiness> {
-        Outcome(
+        ToolOutcome(
             self.runtime
                 .call(reqwest::Method::GET, "/readiness", None, &context)
                 .await,
@@ -435,7 +397,7 @@ impl SomiteServer {
         query.extend(args.limit.map(|l| ("limit", l.to_string())));
         query.extend(args.cursor.map(|c| ("cursor", c)));
         let encoded = serde_urlencoded_pairs(&query);
-        Outcome(
+        ToolOutcome(
             self.runtime
                 .call(
                     reqwest::Method::GET,
@@ -464,7 +426,7 @@ impl SomiteServer {
             "summary": args.summary,
             "operations": args.operations,
         });
-        Outcome(
+        ToolOutcome(
             self.runtime
                 .call(
                     reqwest::Method::POST,
