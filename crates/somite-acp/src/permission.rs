@@ -73,10 +73,12 @@ const fn actions(name: &'static str, read_only_actions: &'static [&'static str])
 
 /// Pixi calls Somite allows without asking: documentation, runtime
 /// information, inspection, package search, `pixi_lock` checks and
-/// `pixi_task` listings.
+/// `pixi_task` listings. The names are exactly those `somite mcp pixi`
+/// advertises.
 pub const PIXI_READ_ONLY_TOOLS: &[ReadOnlyTool] = &[
     any_call("pixi_docs_search"),
     any_call("pixi_docs_read"),
+    any_call("pixi_docs_list"),
     any_call("pixi_runtime_info"),
     any_call("pixi_inspect"),
     any_call("pixi_package_search"),
@@ -85,14 +87,16 @@ pub const PIXI_READ_ONLY_TOOLS: &[ReadOnlyTool] = &[
 ];
 
 /// Nextflow calls Somite allows without asking: documentation, runtime
-/// information, lint, module search, view and list, and history reads.
+/// information, lint and history reads (`nextflow log` of the runs and of
+/// one run). The names are exactly those `somite mcp nextflow` advertises;
+/// it has no module tool, so none is allowed.
 pub const NEXTFLOW_READ_ONLY_TOOLS: &[ReadOnlyTool] = &[
     any_call("nextflow_docs_search"),
     any_call("nextflow_docs_read"),
+    any_call("nextflow_docs_list"),
     any_call("nextflow_runtime_info"),
     actions("nextflow_analyze", &["lint"]),
-    actions("nextflow_module", &["search", "view", "list"]),
-    actions("nextflow_history", &["list", "show"]),
+    actions("nextflow_history", &["runs", "run"]),
 ];
 
 /// The MCP servers and tools of one session, as Somite configured them. The
@@ -886,13 +890,13 @@ mod tests {
         )));
         assert!(allowed(&claude(
             "nextflow",
-            "nextflow_module",
-            json!({"action": "view"})
+            "nextflow_docs_list",
+            json!({})
         )));
         assert!(allowed(&codex(
             "nextflow",
             "nextflow_history",
-            json!({"action": "list"})
+            json!({"action": "runs"})
         )));
         assert!(allowed(&codex(
             "nextflow",

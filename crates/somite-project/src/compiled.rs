@@ -18,7 +18,8 @@ use crate::durable::{self, DurableError};
 use crate::layout::Layout;
 use crate::project::Project;
 use crate::toolchain::find_on_path;
-use somite_workflow::assessment::Assessment;
+use serde::Serialize;
+use somite_workflow::assessment::{Assessment, Item, ItemKind};
 use somite_workflow::compile::{
     CLOUD_PLATFORM, CompiledPackage, MAX_PIXI_LOCK_BYTES, ManifestEntry, PackageManifest,
     PixiArtifacts, conda_spec_path,
@@ -97,6 +98,53 @@ pub struct CompileOutcome {
     pub pixi: PixiOutcome,
     /// Whether an identical, verified package was already on disk.
     pub reused: bool,
+}
+
+/// What every surface (CLI, HTTP, MCP) reports about a compile.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompileSummary {
+    pub digest: String,
+    /// Where the package is, as the caller chose to show it.
+    pub path: String,
+    pub graph_revision: String,
+    pub files: usize,
+    pub bytes: u64,
+    pub reused: bool,
+    /// `locked`, `unavailable` or `failed`.
+    pub pixi: &'static str,
+    /// Why Pixi could not lock the package, when it ran and failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pixi_failure: Option<String>,
+    /// Informational readiness items, such as a missing Pixi.
+    pub toolchain: Vec<Item>,
+}
+
+impl CompileOutcome {
+    /// The outcome's summary, showing the package at `path`.
+    pub fn summary(&self, path: String) -> CompileSummary {
+        let (pixi, pixi_failure) = match &self.pixi {
+            PixiOutcome::Locked => ("locked", None),
+            PixiOutcome::Unavailable => ("unavailable", None),
+            PixiOutcome::Failed { step, detail } => ("failed", Some(format!("{step}: {detail}"))),
+        };
+        CompileSummary {
+            digest: self.package.digest().to_string(),
+            path,
+            graph_revision: self.package.run_closure().graph_revision.to_string(),
+            files: self.package.manifest().files.len(),
+            bytes: self.package.total_size(),
+            reused: self.reused,
+            pixi,
+            pixi_failure,
+            toolchain: self
+                .assessment
+                .items
+                .iter()
+                .filter(|i| i.kind == ItemKind::Toolchain)
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// Compiles the project's current graph and publishes the package.

@@ -30,9 +30,18 @@ impl ApiError {
 pub fn status_of(code: ErrorCode) -> StatusCode {
     use ErrorCode::*;
     match code {
-        StaleRevision | IdempotencyConflict | WorkflowNotReady | InputOriginRecoveryRequired => {
-            StatusCode::CONFLICT
-        }
+        StaleRevision
+        | IdempotencyConflict
+        | WorkflowNotReady
+        | InputOriginRecoveryRequired
+        | AgentNotConnected
+        | AgentAlreadyConnected
+        | AgentNotReady
+        | AgentBusy => StatusCode::CONFLICT,
+        AgentCommandRejected | RepresentativeFixtureUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
+        RunFailed | RunLost => StatusCode::CONFLICT,
+        EvidenceTampered => StatusCode::INTERNAL_SERVER_ERROR,
+        AgentError => StatusCode::BAD_GATEWAY,
         InvalidRequest | InvalidQuery | InvalidCursor => StatusCode::BAD_REQUEST,
         InvalidTransaction | TooManyOperations | UnknownOperator | UnknownNode | UnknownPort
         | UnknownParam | UnknownEdge | UnknownNote | InvalidParamType | ParamOutOfRange

@@ -8,7 +8,7 @@
 //! is not a sandbox against other processes of the same user.
 
 use std::sync::Mutex;
-use subtle::ConstantTimeEq;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
 
 /// The environment variable through which a child receives its capability.
 pub const CAPABILITY_ENV: &str = "SOMITE_MCP_CAPABILITY";
@@ -77,16 +77,22 @@ impl Capabilities {
     /// Whether `presented` is a live capability. Every candidate is compared
     /// in constant time, and all of them are compared, so timing reveals
     /// neither the value nor which child it belongs to.
-    pub fn verify(&self, presented: &str) -> bool {
+    /// Which issued, unrevoked capability `presented` is. Every issued value
+    /// is compared in constant time, so timing tells nothing about which one
+    /// matched or how much of a guess was right.
+    pub fn identify(&self, presented: &str) -> Option<CapabilityId> {
         let issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
         let mut found = subtle::Choice::from(0);
-        for (_, capability) in issued.iter() {
+        let mut found_id = 0u64;
+        for (id, capability) in issued.iter() {
             let candidate = capability.0.as_bytes();
             if candidate.len() == presented.len() {
-                found |= candidate.ct_eq(presented.as_bytes());
+                let equal = candidate.ct_eq(presented.as_bytes());
+                found_id.conditional_assign(id, equal);
+                found |= equal;
             }
         }
-        found.into()
+        bool::from(found).then_some(CapabilityId(found_id))
     }
 }
 
@@ -107,14 +113,14 @@ mod tests {
     fn only_issued_unrevoked_values_verify() {
         let caps = Capabilities::default();
         let (id, cap) = caps.issue();
-        assert!(caps.verify(cap.expose()));
-        assert!(!caps.verify(""));
-        assert!(!caps.verify(&cap.expose()[1..]));
+        assert_eq!(caps.identify(cap.expose()), Some(id));
+        assert!(caps.identify("").is_none());
+        assert!(caps.identify(&cap.expose()[1..]).is_none());
         let mut flipped = cap.expose().to_owned();
         flipped.replace_range(0..1, if flipped.starts_with('0') { "1" } else { "0" });
-        assert!(!caps.verify(&flipped));
+        assert!(caps.identify(&flipped).is_none());
         caps.revoke(id);
-        assert!(!caps.verify(cap.expose()));
+        assert!(caps.identify(cap.expose()).is_none());
     }
 
     #[test]

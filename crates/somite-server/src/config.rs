@@ -5,6 +5,7 @@
 //! variable and the range it accepts, rather than surfacing later as a
 //! confusing runtime failure.
 
+use crate::agent::AgentSetup;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -21,6 +22,8 @@ pub struct ServerConfig {
     pub web_bundle: Option<PathBuf>,
     /// How often an idle activity stream sends a keep-alive comment.
     pub sse_keepalive: Duration,
+    /// What agents and their MCP servers start with.
+    pub agents: AgentSetup,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +34,9 @@ pub enum ConfigError {
         value: String,
         accepted: &'static str,
     },
+    /// `SOMITE_AGENT_CREDENTIAL_ENV_NAMES` breaks a rule.
+    #[error("{0}")]
+    AgentCredentials(String),
     #[error(
         "refusing to bind {0}: Somite serves loopback only (127.0.0.1, ::1); \
          it has no authentication for other machines"
@@ -88,6 +94,10 @@ impl ServerConfig {
         if !host.is_loopback() {
             return Err(ConfigError::NotLoopback(host));
         }
+        let somite_binary =
+            std::env::current_exe().unwrap_or_else(|_| PathBuf::from(env!("CARGO_PKG_NAME")));
+        let agents = AgentSetup::from_env(env, somite_binary)
+            .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?;
         let sse_keepalive = match env.get(vars::SSE_KEEPALIVE_SECS) {
             None => Duration::from_secs(15),
             Some(value) => value
@@ -106,6 +116,28 @@ impl ServerConfig {
             address: SocketAddr::new(host, port),
             web_bundle: env.get(vars::WEB_BUNDLE).map(PathBuf::from),
             sse_keepalive,
+            agents,
+        })
+    }
+
+    /// A runtime on an ephemeral loopback port with the defaults, whose MCP
+    /// servers run as `somite_binary`; agents get this process's allowlisted
+    /// environment. For embedding and tests.
+    ///
+    /// # Errors
+    /// The environment's credential opt-in breaks a rule.
+    pub fn loopback(
+        project: impl Into<PathBuf>,
+        somite_binary: impl Into<PathBuf>,
+    ) -> Result<ServerConfig, ConfigError> {
+        let env: BTreeMap<String, String> = std::env::vars().collect();
+        Ok(ServerConfig {
+            project: project.into(),
+            address: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
+            web_bundle: None,
+            sse_keepalive: Duration::from_secs(15),
+            agents: AgentSetup::from_env(&env, somite_binary.into())
+                .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?,
         })
     }
 }

@@ -78,16 +78,20 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
 /// Requires a live capability on MCP-only routes.
 pub async fn capability_required(
     State(state): State<Arc<AppState>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
-    if !presented_capability(request.headers()).is_some_and(|c| state.capabilities.verify(c)) {
+    let Some(id) =
+        presented_capability(request.headers()).and_then(|c| state.capabilities.identify(c))
+    else {
         return Err(ApiError::new(
             ErrorCode::CapabilityRequired,
             "this route is for Somite's MCP adapter and needs its capability",
             "call it through `somite mcp somite`, which presents the capability it was given",
         ));
-    }
+    };
+    // Routes that act for one agent session (compile's attachment) read it.
+    request.extensions_mut().insert(id);
     Ok(next.run(request).await)
 }
 

@@ -5,12 +5,15 @@
 //! loopback only, checks Host and Origin on every request, bounds every body,
 //! and guards the MCP-only routes with per-child capabilities.
 
+pub mod agent;
+pub mod agent_routes;
 pub mod api_error;
 pub mod body;
 pub mod capability;
 pub mod config;
 pub mod feed;
 pub mod guard;
+pub mod package_routes;
 pub mod routes;
 pub mod sse;
 pub mod state;
@@ -39,9 +42,23 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/health", get(routes::health))
         .route("/transactions", post(routes::human_transaction))
         .route("/activity", get(routes::activity))
-        .route("/activity/stream", get(sse::stream));
+        .route("/activity/stream", get(sse::stream))
+        .route("/compile", post(package_routes::compile))
+        .route("/export", post(package_routes::export))
+        .route("/agent/launchers", get(agent_routes::launchers))
+        .route("/agent/session", get(agent_routes::session))
+        .route("/agent/connect", post(agent_routes::connect))
+        .route("/agent/prompt", post(agent_routes::prompt))
+        .route("/agent/cancel", post(agent_routes::cancel))
+        .route(
+            "/agent/permissions/{id}",
+            post(agent_routes::answer_permission),
+        )
+        .route("/agent/config", post(agent_routes::set_config))
+        .route("/agent/disconnect", post(agent_routes::disconnect));
     let mcp = shared
         .route("/transactions", post(routes::agent_transaction))
+        .route("/compile", post(package_routes::agent_compile))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             guard::capability_required,
@@ -72,7 +89,11 @@ impl RunningServer {
     }
 
     /// Stops accepting connections and waits for in-flight requests.
+    /// Disconnects the agent (stopping its process group and removing its
+    /// workspace), then stops accepting connections and waits for in-flight
+    /// requests.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
+        self.state.agents.shut_down().await;
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -85,12 +106,9 @@ impl RunningServer {
     }
 
     /// A future resolving when shutdown is requested through `signal`.
-    pub async fn run_until(mut self, signal: impl Future<Output = ()>) -> std::io::Result<()> {
+    pub async fn run_until(self, signal: impl Future<Output = ()>) -> std::io::Result<()> {
         signal.await;
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        self.task.await.unwrap_or(Ok(()))
+        self.shutdown().await
     }
 }
 
@@ -104,7 +122,12 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     }
     let listener = TcpListener::bind(config.address).await?;
     let address = listener.local_addr()?;
-    let state = Arc::new(AppState::new(project, config.sse_keepalive));
+    let state = Arc::new(AppState::new(
+        project,
+        config.sse_keepalive,
+        config.agents.clone(),
+        format!("http://{address}"),
+    ));
     let bundle = config.web_bundle.clone().or_else(web::default_bundle);
     let app = router(state.clone(), bundle.as_deref());
     let (tx, rx) = oneshot::channel::<()>();

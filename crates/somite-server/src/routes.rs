@@ -57,6 +57,9 @@ pub struct WorkflowView {
     pub recovery_required: Option<String>,
     pub catalog_revision: String,
     pub document: WorkflowDocument,
+    /// The feed's last cursor when the document was read: every transaction
+    /// after it arrives as a feed event with a larger cursor.
+    pub feed_cursor: u64,
 }
 
 pub async fn health() -> Json<Value> {
@@ -74,6 +77,9 @@ pub async fn workflow(State(state): State<Arc<AppState>>) -> Result<Json<Workflo
             recovery_required: p.recovery_needed().map(|r| r.reason.clone()),
             catalog_revision: p.catalog().revision().clone(),
             document: p.document().clone(),
+            // Transactions publish under the project lock, so this cursor
+            // and the document are one consistent snapshot.
+            feed_cursor: s.feed.last_cursor(),
         })
     })
     .await

@@ -5,6 +5,7 @@
 //! order is the order in which edits were committed and concurrent writers
 //! on one base revision produce exactly one winner.
 
+use crate::agent::{AgentHost, AgentSetup};
 use crate::api_error::ApiError;
 use crate::capability::Capabilities;
 use crate::feed::Feed;
@@ -21,7 +22,8 @@ use std::time::Duration;
 pub struct AppState {
     project: Mutex<Project>,
     pub feed: Feed,
-    pub capabilities: Capabilities,
+    pub capabilities: Arc<Capabilities>,
+    pub agents: AgentHost,
     pub sse_keepalive: Duration,
 }
 
@@ -50,11 +52,27 @@ pub struct TransactionReply {
 }
 
 impl AppState {
-    pub fn new(project: Project, sse_keepalive: Duration) -> AppState {
+    /// The state of a runtime serving `project` at `base_url`.
+    pub fn new(
+        project: Project,
+        sse_keepalive: Duration,
+        agents: AgentSetup,
+        base_url: String,
+    ) -> AppState {
+        let feed = Feed::default();
+        let capabilities = Arc::new(Capabilities::default());
+        let agents = AgentHost::new(
+            agents,
+            base_url,
+            project.layout().clone(),
+            feed.clone(),
+            capabilities.clone(),
+        );
         AppState {
             project: Mutex::new(project),
-            feed: Feed::default(),
-            capabilities: Capabilities::default(),
+            feed,
+            capabilities,
+            agents,
             sse_keepalive,
         }
     }

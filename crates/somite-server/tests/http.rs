@@ -23,10 +23,8 @@ impl Harness {
         let dir = tempfile::tempdir().unwrap();
         let project = Project::open(dir.path(), Seed::Empty).unwrap();
         let config = ServerConfig {
-            project: dir.path().to_path_buf(),
-            address: "127.0.0.1:0".parse().unwrap(),
-            web_bundle: None,
             sse_keepalive: Duration::from_secs(1),
+            ..ServerConfig::loopback(dir.path(), "somite").unwrap()
         };
         let server = somite_server::start(&config, project).await.unwrap();
         Harness {

@@ -33,6 +33,16 @@ pub enum ErrorCode {
     InvalidQuery,
     InvalidCursor,
     WorkflowNotReady,
+    /// A validation needs a reviewed fixture for every root input and one
+    /// root's type has none.
+    RepresentativeFixtureUnsupported,
+    /// A run or validation ended without success (a task failed, or Pixi or
+    /// Nextflow exited non-zero).
+    RunFailed,
+    /// Somite restarted while a run was in progress; its outcome is unknown.
+    RunLost,
+    /// An evidence receipt on disk no longer matches its own digest.
+    EvidenceTampered,
     InputOriginRecoveryRequired,
     CapabilityRequired,
     ForbiddenHost,
@@ -41,6 +51,18 @@ pub enum ErrorCode {
     PayloadTooLarge,
     ToolchainMissing,
     NotFound,
+    /// An Agent panel call needs a connected agent and there is none.
+    AgentNotConnected,
+    /// Connecting while an agent is connected; disconnect it first.
+    AgentAlreadyConnected,
+    /// The agent is still starting its session.
+    AgentNotReady,
+    /// The agent is still working on the previous message.
+    AgentBusy,
+    /// The chosen launcher or custom command cannot be started.
+    AgentCommandRejected,
+    /// The agent itself answered a request with an error.
+    AgentError,
     #[serde(rename = "io_error")]
     Io,
 }
@@ -70,6 +92,10 @@ impl ErrorCode {
             ErrorCode::InvalidQuery => "invalid_query",
             ErrorCode::InvalidCursor => "invalid_cursor",
             ErrorCode::WorkflowNotReady => "workflow_not_ready",
+            ErrorCode::RepresentativeFixtureUnsupported => "representative_fixture_unsupported",
+            ErrorCode::RunFailed => "run_failed",
+            ErrorCode::RunLost => "run_lost",
+            ErrorCode::EvidenceTampered => "evidence_tampered",
             ErrorCode::InputOriginRecoveryRequired => "input_origin_recovery_required",
             ErrorCode::CapabilityRequired => "capability_required",
             ErrorCode::ForbiddenHost => "forbidden_host",
@@ -78,6 +104,12 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::ToolchainMissing => "toolchain_missing",
             ErrorCode::NotFound => "not_found",
+            ErrorCode::AgentNotConnected => "agent_not_connected",
+            ErrorCode::AgentAlreadyConnected => "agent_already_connected",
+            ErrorCode::AgentNotReady => "agent_not_ready",
+            ErrorCode::AgentBusy => "agent_busy",
+            ErrorCode::AgentCommandRejected => "agent_command_rejected",
+            ErrorCode::AgentError => "agent_error",
             ErrorCode::Io => "io_error",
         }
     }
@@ -146,6 +178,9 @@ mod tests {
             ErrorCode::InputOriginRecoveryRequired,
             ErrorCode::CapabilityRequired,
             ErrorCode::PayloadTooLarge,
+            ErrorCode::RepresentativeFixtureUnsupported,
+            ErrorCode::RunLost,
+            ErrorCode::EvidenceTampered,
             ErrorCode::Io,
         ];
         for code in codes {

@@ -8,10 +8,9 @@
 
 use clap::Args;
 use serde::Serialize;
-use somite_project::compiled::{self, CompileOutcome, PixiOutcome, Toolchain};
+use somite_project::compiled::{self, CompileOutcome, CompileSummary, Toolchain};
 use somite_project::{Project, Seed, export};
 use somite_workflow::SomiteError;
-use somite_workflow::assessment::Item;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,20 +36,6 @@ pub struct ExportArgs {
     json: bool,
 }
 
-/// What `somite compile --json` prints.
-#[derive(Serialize)]
-struct CompileReport<'a> {
-    digest: &'a str,
-    path: String,
-    graph_revision: &'a str,
-    files: usize,
-    bytes: u64,
-    reused: bool,
-    pixi: &'static str,
-    /// Informational readiness items, such as a missing Pixi.
-    toolchain: Vec<&'a Item>,
-}
-
 /// What `somite export --json` prints.
 #[derive(Serialize)]
 struct ExportReport<'a> {
@@ -59,32 +44,14 @@ struct ExportReport<'a> {
     bytes: u64,
     entries: usize,
     receipts: usize,
-    package: CompileReport<'a>,
+    package: CompileSummary,
 }
 
-fn report(outcome: &CompileOutcome) -> CompileReport<'_> {
-    CompileReport {
-        digest: outcome.package.digest(),
-        path: outcome.path.display().to_string(),
-        graph_revision: &outcome.package.run_closure().graph_revision,
-        files: outcome.package.manifest().files.len(),
-        bytes: outcome.package.total_size(),
-        reused: outcome.reused,
-        pixi: match outcome.pixi {
-            PixiOutcome::Locked => "locked",
-            PixiOutcome::Unavailable => "unavailable",
-            PixiOutcome::Failed { .. } => "failed",
-        },
-        toolchain: outcome
-            .assessment
-            .items
-            .iter()
-            .filter(|i| i.kind == somite_workflow::assessment::ItemKind::Toolchain)
-            .collect(),
-    }
+fn report(outcome: &CompileOutcome) -> CompileSummary {
+    outcome.summary(outcome.path.display().to_string())
 }
 
-fn human_compile(report: &CompileReport<'_>) -> String {
+fn human_compile(report: &CompileSummary) -> String {
     let mut text = format!(
         "compiled {}{}\n  at {}\n  {} files, {} bytes\n",
         report.digest,

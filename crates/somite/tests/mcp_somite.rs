@@ -32,10 +32,8 @@ async fn runtime() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let config = ServerConfig {
-        project: dir.path().to_path_buf(),
-        address: "127.0.0.1:0".parse().unwrap(),
-        web_bundle: None,
         sse_keepalive: Duration::from_secs(5),
+        ..ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite")).unwrap()
     };
     Fixture {
         server: somite_server::start(&config, project).await.unwrap(),

@@ -1,0 +1,652 @@
+//! The Agent panel's backend: at most one ACP session, driven through
+//! `somite-acp`, with its events in the activity feed.
+//!
+//! `somite-acp` owns the protocol, the agent's process and its private
+//! workspace; this module owns what only the runtime can: the Somite MCP
+//! capability (issued per session, handed to the Somite MCP child through its
+//! environment only, revoked when the session ends), the feed (every session
+//! event, plus the user's own words — never the Somite contract that
+//! `somite-acp` prepends), the session's package attachment root, and the
+//! durable transcript of every finished turn under `.somite/agent-transcripts/`.
+//!
+//! Nothing here is persisted about the agent command: it lives in memory for
+//! the session and is shown in the session view, never saved in the project.
+
+use crate::capability::{CAPABILITY_ENV, Capabilities, CapabilityId};
+use crate::feed::Feed;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use somite_acp::events::{ConfigOption, LoginMethod, PendingPermission, SessionInfo};
+use somite_acp::launcher::current_platform;
+use somite_acp::registry::{BundledSnapshot, RegistryOrigin};
+use somite_acp::transcript::Redactor;
+use somite_acp::{
+    AgentEnvironment, AgentSession, CleanupReport, ConfigValue, EndReason, EventKind, Generation,
+    LaunchCommand, Launcher, McpServerRole, McpServerSpec, PathSearch, PermissionAnswer,
+    PermissionId, SessionConfig, SessionError, SessionEvent, SpawnError, TurnId,
+    discover_launchers, load_registry,
+};
+use somite_project::Layout;
+use somite_project::attach::{AttachmentRoot, SessionLimits};
+use somite_project::durable;
+use somite_workflow::{ErrorCode, SomiteError};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The tools `somite mcp somite` advertises: the permission policy allows
+/// exactly these automatically.
+pub const SOMITE_MCP_TOOLS: &[&str] = &[
+    "somite.workflow.get",
+    "somite.readiness.get",
+    "somite.catalog.search",
+    "somite.graph.apply_transaction",
+    "somite.workflow.compile",
+];
+
+/// Variables the Pixi and Nextflow MCP children need to find their manuals
+/// and cache; the agent's allowlisted environment does not carry `SOMITE_*`
+/// names, so they travel in the server entries themselves.
+const TOOL_SERVER_VARIABLES: &[&str] = &[
+    "SOMITE_MCP_DOCS_CACHE_DIR",
+    "SOMITE_MCP_DOCS_SOURCE_PIXI",
+    "SOMITE_MCP_DOCS_SOURCE_NEXTFLOW",
+];
+
+/// What agents and their MCP servers start with; fixed at start-up.
+#[derive(Debug, Clone)]
+pub struct AgentSetup {
+    /// The agent's allowlisted environment (credential opt-in applied).
+    pub environment: AgentEnvironment,
+    /// Where launchers and custom programs are looked up (the runner's `PATH`).
+    pub search_path: String,
+    /// The `somite` executable the MCP servers run as.
+    pub somite_binary: PathBuf,
+    /// `SOMITE_MCP_DOCS_*` variables passed to the Pixi and Nextflow servers.
+    pub tool_server_env: Vec<(String, String)>,
+}
+
+impl AgentSetup {
+    /// Reads the setup from the runner's environment.
+    ///
+    /// # Errors
+    /// A credential opt-in that breaks a rule stops start-up.
+    pub fn from_env(
+        env: &std::collections::BTreeMap<String, String>,
+        somite_binary: PathBuf,
+    ) -> Result<AgentSetup, somite_acp::CredentialOptInError> {
+        Ok(AgentSetup {
+            environment: AgentEnvironment::from_runner_env(env.clone())?,
+            search_path: env.get("PATH").cloned().unwrap_or_default(),
+            somite_binary,
+            tool_server_env: TOOL_SERVER_VARIABLES
+                .iter()
+                .filter_map(|name| Some((name.to_string(), env.get(*name)?.clone())))
+                .collect(),
+        })
+    }
+}
+
+/// How the panel asks to start an agent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum ConnectRequest {
+    /// A registry launcher, by id.
+    Launcher { launcher: String },
+    /// The user's own argv (never a shell string).
+    Command { command: Vec<String> },
+}
+
+/// Where a session is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    Disconnected,
+    Connecting,
+    LoginRequired,
+    Ready,
+    Prompting,
+    Ended,
+}
+
+/// What the panel shows: `GET /api/agent/session`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionView {
+    pub state: SessionState,
+    pub generation: Option<u64>,
+    /// The argv being run; shown before and while it runs.
+    pub command: Option<Vec<String>>,
+    pub session: Option<SessionInfo>,
+    pub config_options: Vec<ConfigOption>,
+    pub login_methods: Vec<LoginMethod>,
+    pub pending_permissions: Vec<PendingPermission>,
+    pub turn: Option<TurnId>,
+    pub ended: Option<EndReason>,
+}
+
+impl SessionView {
+    fn disconnected() -> SessionView {
+        SessionView {
+            state: SessionState::Disconnected,
+            generation: None,
+            command: None,
+            session: None,
+            config_options: Vec::new(),
+            login_methods: Vec::new(),
+            pending_permissions: Vec::new(),
+            turn: None,
+            ended: None,
+        }
+    }
+
+    /// Follows one session event.
+    fn observe(&mut self, event: &SessionEvent) {
+        match &event.kind {
+            EventKind::Ready { session } => {
+                self.state = SessionState::Ready;
+                self.config_options = session.config_options.clone();
+                self.login_methods.clear();
+                self.session = Some(session.clone());
+            }
+            EventKind::LoginRequired { methods } => {
+                self.state = SessionState::LoginRequired;
+                self.login_methods = methods.clone();
+            }
+            EventKind::ConfigOptions { options } => self.config_options = options.clone(),
+            EventKind::PermissionRequested { permission } => {
+                self.pending_permissions.push(permission.clone());
+            }
+            EventKind::PermissionResolved { permission_id, .. } => {
+                self.pending_permissions.retain(|p| p.id != *permission_id);
+            }
+            EventKind::TurnEnded { .. } => {
+                self.turn = None;
+                if self.state == SessionState::Prompting {
+                    self.state = SessionState::Ready;
+                }
+            }
+            EventKind::Ended { reason, .. } => {
+                self.state = SessionState::Ended;
+                self.turn = None;
+                self.pending_permissions.clear();
+                self.ended = Some(reason.clone());
+            }
+            EventKind::AgentMessage { .. }
+            | EventKind::AgentThought { .. }
+            | EventKind::ToolCall { .. }
+            | EventKind::Plan { .. }
+            | EventKind::ModeChanged { .. } => {}
+        }
+    }
+}
+
+/// The launcher list: `GET /api/agent/launchers`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LauncherList {
+    pub registry: RegistryOrigin,
+    pub launchers: Vec<Launcher>,
+}
+
+/// The attachment root of the connected session, shared with the compile
+/// route so `somite.workflow.compile` can attach the package it froze.
+#[derive(Debug, Clone)]
+pub struct SessionAttachments {
+    pub capability: CapabilityId,
+    pub generation: u64,
+    pub root: Arc<Mutex<AttachmentRoot>>,
+}
+
+struct Connection {
+    session: AgentSession,
+    attachments: SessionAttachments,
+    pump: tokio::task::JoinHandle<()>,
+}
+
+/// The one agent session of this runtime.
+pub struct AgentHost {
+    setup: AgentSetup,
+    base_url: String,
+    layout: Layout,
+    feed: Feed,
+    capabilities: Arc<Capabilities>,
+    generations: AtomicU64,
+    /// Serialises connect, calls and disconnect.
+    connection: tokio::sync::Mutex<Option<Connection>>,
+    view: Arc<Mutex<SessionView>>,
+    /// Held while a prompt is sent and its user message announced, so no
+    /// event of the turn enters the feed before the user's words.
+    feed_order: Arc<tokio::sync::Mutex<()>>,
+    attachments: Arc<Mutex<Option<SessionAttachments>>>,
+    /// Masks secret-shaped values, and the session's capability, in
+    /// everything shown: the feed, the session view, the user's words.
+    redactor: Arc<Mutex<Redactor>>,
+}
+
+impl std::fmt::Debug for AgentHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentHost")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentHost {
+    pub fn new(
+        setup: AgentSetup,
+        base_url: String,
+        layout: Layout,
+        feed: Feed,
+        capabilities: Arc<Capabilities>,
+    ) -> AgentHost {
+        AgentHost {
+            setup,
+            base_url,
+            layout,
+            feed,
+            capabilities,
+            generations: AtomicU64::new(0),
+            connection: tokio::sync::Mutex::new(None),
+            view: Arc::new(Mutex::new(SessionView::disconnected())),
+            feed_order: Arc::new(tokio::sync::Mutex::new(())),
+            attachments: Arc::new(Mutex::new(None)),
+            redactor: Arc::new(Mutex::new(Redactor::default())),
+        }
+    }
+
+    fn path_search(&self) -> PathSearch {
+        PathSearch::new(&self.setup.search_path)
+    }
+
+    /// Every registry agent, installed first. The registry is Somite's
+    /// bundled snapshot (this build has no network fetch; see the notes).
+    pub fn launchers(&self) -> LauncherList {
+        let loaded = load_registry(&BundledSnapshot);
+        LauncherList {
+            launchers: discover_launchers(
+                &loaded.registry,
+                &self.path_search(),
+                current_platform(),
+            ),
+            registry: loaded.origin,
+        }
+    }
+
+    /// The session view, redacted.
+    pub fn view(&self) -> Value {
+        let view = serde_json::to_value(&*lock(&self.view)).unwrap_or_default();
+        lock(&self.redactor).redact_value(view)
+    }
+
+    /// The connected session's attachments, if the capability is its own.
+    pub fn attachments_for(&self, capability: CapabilityId) -> Option<SessionAttachments> {
+        lock(&self.attachments)
+            .as_ref()
+            .filter(|a| a.capability == capability)
+            .cloned()
+    }
+
+    fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, SomiteError> {
+        let rejected = |message: String, recovery: &str| {
+            SomiteError::new(ErrorCode::AgentCommandRejected, message, recovery)
+        };
+        match request {
+            ConnectRequest::Command { command } => {
+                LaunchCommand::custom(command, &self.path_search()).map_err(|e| {
+                    rejected(
+                        e.to_string(),
+                        "give the agent's own executable and its arguments as an array",
+                    )
+                })
+            }
+            ConnectRequest::Launcher { launcher } => {
+                let list = self.launchers();
+                let found = list
+                    .launchers
+                    .iter()
+                    .find(|l| l.id == *launcher)
+                    .ok_or_else(|| {
+                        SomiteError::new(
+                            ErrorCode::NotFound,
+                            format!("no launcher `{launcher}` in the ACP registry"),
+                            "pick one of GET /api/agent/launchers, or give a custom command",
+                        )
+                    })?;
+                found.command().cloned().ok_or_else(|| {
+                    rejected(
+                        format!("`{}` cannot start here: {:?}", found.name, found.status),
+                        "install the agent (see the launcher's status), or give a custom command",
+                    )
+                })
+            }
+        }
+    }
+
+    /// Starts an agent and its session; returns once the process runs.
+    pub async fn connect(&self, request: ConnectRequest) -> Result<Value, SomiteError> {
+        let mut slot = self.connection.lock().await;
+        if slot.is_some() && lock(&self.view).state != SessionState::Ended {
+            return Err(SomiteError::new(
+                ErrorCode::AgentAlreadyConnected,
+                "an agent is already connected",
+                "disconnect it first (POST /api/agent/disconnect)",
+            ));
+        }
+        if let Some(finished) = slot.take() {
+            self.finish(finished).await;
+        }
+        let command = self.resolve(&request)?;
+        let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
+        let workspace = somite_acp::AgentWorkspace::create().map_err(|e| {
+            SomiteError::new(
+                ErrorCode::Io,
+                format!("could not create the agent's private workspace: {e}"),
+                "check that the temporary directory is writable",
+            )
+        })?;
+        let root = AttachmentRoot::new(
+            &workspace.tools_root(),
+            &self.layout,
+            generation,
+            SessionLimits::default(),
+        )
+        .map_err(SomiteError::from)?;
+        let (capability_id, capability) = self.capabilities.issue();
+        let config = SessionConfig {
+            mcp_servers: self.mcp_servers(&workspace.tools_root(), capability.expose()),
+            somite_tools: SOMITE_MCP_TOOLS.iter().map(|t| t.to_string()).collect(),
+            ..SessionConfig::new(
+                Generation(generation),
+                command.clone(),
+                self.setup.environment.clone(),
+            )
+        };
+        let redactor = Redactor::with_known_secrets([capability.expose().to_owned()]);
+        *lock(&self.redactor) = redactor.clone();
+        drop(capability);
+        let (session, events) = match AgentSession::spawn(config, workspace) {
+            Ok(spawned) => spawned,
+            Err(error) => {
+                self.capabilities.revoke(capability_id);
+                return Err(spawn_error(error));
+            }
+        };
+        let attachments = SessionAttachments {
+            capability: capability_id,
+            generation,
+            root: Arc::new(Mutex::new(root)),
+        };
+        *lock(&self.attachments) = Some(attachments.clone());
+        *lock(&self.view) = SessionView {
+            state: SessionState::Connecting,
+            generation: Some(generation),
+            command: Some(command.argv()),
+            ..SessionView::disconnected()
+        };
+        let pump = tokio::spawn(pump_events(
+            events,
+            Pump {
+                feed: self.feed.clone(),
+                view: self.view.clone(),
+                feed_order: self.feed_order.clone(),
+                transcripts: self.layout.transcripts(),
+                capabilities: self.capabilities.clone(),
+                attachments: attachments.clone(),
+                current: self.attachments.clone(),
+                redactor,
+            },
+        ));
+        *slot = Some(Connection {
+            session,
+            attachments,
+            pump,
+        });
+        Ok(self.view())
+    }
+
+    fn mcp_servers(&self, tools_root: &std::path::Path, capability: &str) -> Vec<McpServerSpec> {
+        let binary = self.setup.somite_binary.clone();
+        let tool_server = |role, name: &str| McpServerSpec {
+            role,
+            name: name.to_owned(),
+            command: binary.clone(),
+            args: vec![
+                "mcp".into(),
+                name.to_owned(),
+                "--workspace-root".into(),
+                tools_root.display().to_string(),
+            ],
+            env: self.setup.tool_server_env.clone(),
+        };
+        vec![
+            McpServerSpec {
+                role: McpServerRole::Somite,
+                name: "somite".into(),
+                command: binary.clone(),
+                args: vec![
+                    "mcp".into(),
+                    "somite".into(),
+                    "--server-url".into(),
+                    self.base_url.clone(),
+                ],
+                env: vec![(CAPABILITY_ENV.to_owned(), capability.to_owned())],
+            },
+            tool_server(McpServerRole::Pixi, "pixi"),
+            tool_server(McpServerRole::Nextflow, "nextflow"),
+        ]
+    }
+
+    /// Sends the user's message; the feed gets their words first.
+    pub async fn prompt(&self, text: String) -> Result<TurnId, SomiteError> {
+        let slot = self.connection.lock().await;
+        let connection = connected(&slot)?;
+        let order = self.feed_order.lock().await;
+        let turn = connection
+            .session
+            .prompt(text.clone())
+            .await
+            .map_err(session_error)?;
+        {
+            let mut view = lock(&self.view);
+            view.state = SessionState::Prompting;
+            view.turn = Some(turn);
+        }
+        self.feed.publish(
+            "agent",
+            json!({
+                "generation": connection.attachments.generation,
+                "type": "user_message",
+                "turn": turn,
+                "text": lock(&self.redactor).redact_text(&text),
+            }),
+        );
+        drop(order);
+        Ok(turn)
+    }
+
+    pub async fn cancel(&self) -> Result<(), SomiteError> {
+        let slot = self.connection.lock().await;
+        connected(&slot)?
+            .session
+            .cancel()
+            .await
+            .map_err(session_error)
+    }
+
+    pub async fn answer_permission(
+        &self,
+        id: &str,
+        answer: PermissionAnswer,
+    ) -> Result<(), SomiteError> {
+        let id: PermissionId = id.parse().map_err(|_| {
+            SomiteError::new(
+                ErrorCode::NotFound,
+                format!("`{id}` is not a permission id"),
+                "answer a permission listed in the session's pending_permissions",
+            )
+        })?;
+        let slot = self.connection.lock().await;
+        connected(&slot)?
+            .session
+            .answer_permission(id, answer)
+            .await
+            .map_err(session_error)
+    }
+
+    pub async fn set_config_option(
+        &self,
+        id: String,
+        value: ConfigValue,
+    ) -> Result<Vec<ConfigOption>, SomiteError> {
+        let slot = self.connection.lock().await;
+        let options = connected(&slot)?
+            .session
+            .set_config_option(id, value)
+            .await
+            .map_err(session_error)?;
+        lock(&self.view).config_options = options.clone();
+        Ok(options)
+    }
+
+    /// Ends the session: waits for attachment work, stops the agent, removes
+    /// its workspace and reports what cleaning up did.
+    pub async fn disconnect(&self) -> Result<CleanupReport, SomiteError> {
+        let mut slot = self.connection.lock().await;
+        let connection = slot.take().ok_or_else(not_connected)?;
+        Ok(self.finish(connection).await)
+    }
+
+    /// Disconnects whatever is connected; for shutdown.
+    pub async fn shut_down(&self) {
+        if let Some(connection) = self.connection.lock().await.take() {
+            self.finish(connection).await;
+        }
+    }
+
+    async fn finish(&self, connection: Connection) -> CleanupReport {
+        let Connection {
+            session,
+            attachments,
+            pump,
+        } = connection;
+        close_attachments(&attachments);
+        let report = session.disconnect().await;
+        // The pump ends with the session's last event.
+        let _ = pump.await;
+        self.capabilities.revoke(attachments.capability);
+        *lock(&self.view) = SessionView::disconnected();
+        report
+    }
+}
+
+fn connected(slot: &Option<Connection>) -> Result<&Connection, SomiteError> {
+    slot.as_ref().ok_or_else(not_connected)
+}
+
+fn not_connected() -> SomiteError {
+    SomiteError::new(
+        ErrorCode::AgentNotConnected,
+        "no agent is connected",
+        "connect one first (POST /api/agent/connect)",
+    )
+}
+
+/// Closing waits for an attachment in progress (it holds the lock).
+fn close_attachments(attachments: &SessionAttachments) {
+    let mut root = lock(&attachments.root);
+    if let Err(error) = root.close(attachments.generation) {
+        tracing::warn!(%error, "the agent session's attached packages could not be removed");
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn spawn_error(error: SpawnError) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::AgentCommandRejected,
+        error.to_string(),
+        "check the agent command; it must be an ACP agent executable",
+    )
+}
+
+fn session_error(error: SessionError) -> SomiteError {
+    let message = error.to_string();
+    let (code, recovery) = match error {
+        SessionError::Ended => (ErrorCode::AgentNotConnected, "connect the agent again"),
+        SessionError::NotReady => (
+            ErrorCode::AgentNotReady,
+            "wait for the agent's session to be ready",
+        ),
+        SessionError::TurnInProgress => (
+            ErrorCode::AgentBusy,
+            "wait for the turn to end, or cancel it",
+        ),
+        SessionError::StaleGeneration { .. } | SessionError::UnknownPermission { .. } => (
+            ErrorCode::NotFound,
+            "answer a permission listed in the session's pending_permissions",
+        ),
+        SessionError::UnadvertisedOption { .. }
+        | SessionError::UnknownConfigOption { .. }
+        | SessionError::InvalidConfigValue { .. }
+        | SessionError::NotAnAgentLogin { .. } => (
+            ErrorCode::InvalidRequest,
+            "use one of the ids and values the agent advertised",
+        ),
+        SessionError::Agent { .. } => (ErrorCode::AgentError, "see the agent's message"),
+    };
+    SomiteError::new(code, message, recovery)
+}
+
+struct Pump {
+    feed: Feed,
+    view: Arc<Mutex<SessionView>>,
+    feed_order: Arc<tokio::sync::Mutex<()>>,
+    transcripts: PathBuf,
+    capabilities: Arc<Capabilities>,
+    attachments: SessionAttachments,
+    current: Arc<Mutex<Option<SessionAttachments>>>,
+    redactor: Redactor,
+}
+
+/// Moves one session's events into the view, the transcripts and the feed.
+async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
+    while let Some(event) = events.recv().await {
+        let _order = pump.feed_order.lock().await;
+        lock(&pump.view).observe(&event);
+        if let EventKind::TurnEnded { transcript, .. } = &event.kind {
+            let path = pump.transcripts.join(transcript.file_name());
+            let bytes = serde_json::to_vec_pretty(transcript).unwrap_or_default();
+            let written = tokio::task::spawn_blocking(move || {
+                std::fs::create_dir_all(path.parent().unwrap_or(&path))
+                    .map_err(|e| e.to_string())?;
+                durable::publish(&path, &bytes).map_err(|e| e.to_string())
+            })
+            .await;
+            if let Ok(Err(error)) | Err(error) = written.map_err(|e| e.to_string()) {
+                tracing::warn!(%error, "an agent transcript could not be written");
+                pump.feed.publish(
+                    "agent",
+                    json!({
+                        "generation": event.generation,
+                        "type": "transcript_failed",
+                        "message": error,
+                    }),
+                );
+            }
+        }
+        if let EventKind::Ended { .. } = &event.kind {
+            pump.capabilities.revoke(pump.attachments.capability);
+            close_attachments(&pump.attachments);
+            let mut current = lock(&pump.current);
+            if current
+                .as_ref()
+                .is_some_and(|a| a.generation == pump.attachments.generation)
+            {
+                *current = None;
+            }
+        }
+        let data = serde_json::to_value(&event).unwrap_or_default();
+        pump.feed.publish("agent", pump.redactor.redact_value(data));
+    }
+}

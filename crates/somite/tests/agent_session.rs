@@ -1,0 +1,525 @@
+//! The agent boundary end to end, as a user drives it from the Agent panel:
+//! `somite serve` → connect the scripted ACP test agent → one prompt → the
+//! agent calls the real Somite, Pixi and Nextflow MCP servers → its
+//! transaction lands on the canvas and in the feed → readiness is read → a
+//! permission for a mutating tool waits for the user → the transcript is
+//! written and redacted → disconnect removes the private workspace.
+//!
+//! Also the capability rule: while the session runs, the Somite MCP child's
+//! capability (read from its own environment, where it belongs) appears in
+//! no process's command line, in neither of the runtime's output streams, in
+//! the feed, the transcript or any tool result.
+//!
+//! The agent is `somite-test-agent`, a real ACP peer built on the official
+//! SDK (see its crate); it is built next to `somite` by `cargo build
+//! --workspace` / `cargo nextest run --workspace`.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The test agent binary, next to `somite` in the same target directory.
+fn test_agent() -> PathBuf {
+    let somite = Path::new(env!("CARGO_BIN_EXE_somite"));
+    let agent = somite.with_file_name("somite-test-agent");
+    assert!(
+        agent.exists(),
+        "{} is missing: build it with `cargo build -p somite-test-agent` \
+         (the workspace test run builds it)",
+        agent.display()
+    );
+    agent
+}
+
+struct Serve {
+    child: Child,
+    url: String,
+    stderr: std::thread::JoinHandle<String>,
+    stdout_rest: std::thread::JoinHandle<String>,
+    first_line: String,
+}
+
+impl Serve {
+    fn start(project: &Path) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_somite"))
+            .args(["serve", "--port", "0", "--project"])
+            .arg(project)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut first_line = String::new();
+        stdout.read_line(&mut first_line).unwrap();
+        let url = first_line
+            .split_whitespace()
+            .nth(3)
+            .expect("serve prints its URL")
+            .trim_end_matches('/')
+            .to_owned();
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let stdout_rest = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stdout.read_to_string(&mut text);
+            text
+        });
+        Serve {
+            child,
+            url,
+            stderr,
+            stdout_rest,
+            first_line,
+        }
+    }
+
+    /// Stops the runtime with SIGINT, as Ctrl-C does; returns its output.
+    fn stop(mut self) -> String {
+        Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "serve did not stop on SIGINT");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        format!(
+            "{}{}{}",
+            self.first_line,
+            self.stdout_rest.join().unwrap(),
+            self.stderr.join().unwrap()
+        )
+    }
+}
+
+struct Api {
+    client: reqwest::Client,
+    url: String,
+}
+
+impl Api {
+    async fn get(&self, path: &str) -> Value {
+        let response = self
+            .client
+            .get(format!("{}{path}", self.url))
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "GET {path}: {response:?}");
+        response.json().await.unwrap()
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    async fn ok(&self, path: &str, body: Value) -> Value {
+        let (status, value) = self.post(path, body).await;
+        assert_eq!(status, 200, "POST {path}: {value}");
+        value
+    }
+
+    async fn session_until(&self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let view = self.get("/api/agent/session").await;
+            if done(&view) {
+                return view;
+            }
+            assert!(Instant::now() < deadline, "waiting for {what}: {view}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn feed(&self) -> Vec<Value> {
+        self.get("/api/activity?after=0").await["events"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    async fn feed_until(&self, what: &str, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let events = self.feed().await;
+            if done(&events) {
+                return events;
+            }
+            assert!(Instant::now() < deadline, "waiting for {what}: {events:#?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Every live process's command line, NUL-separated arguments joined by spaces.
+fn all_command_lines() -> Vec<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            Some((pid, String::from_utf8_lossy(&raw).replace('\0', " ")))
+        })
+        .collect()
+}
+
+/// The capability, read from the environment of the Somite MCP child that
+/// serves `url` — the one place it may be.
+fn capability_of_somite_mcp_child(url: &str) -> String {
+    let (pid, _) = all_command_lines()
+        .into_iter()
+        .find(|(_, line)| line.contains("mcp somite --server-url") && line.contains(url))
+        .expect("the agent started the Somite MCP server");
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    environ
+        .split(|b| *b == 0)
+        .find_map(|entry| {
+            std::str::from_utf8(entry)
+                .ok()?
+                .strip_prefix("SOMITE_MCP_CAPABILITY=")
+                .map(str::to_owned)
+        })
+        .expect("the Somite MCP server has its capability in its environment")
+}
+
+fn events_of<'a>(events: &'a [Value], kind: &str, kind_type: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|e| e["kind"] == kind && (kind_type.is_empty() || e["data"]["type"] == kind_type))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript() {
+    let project = tempfile::tempdir().unwrap();
+    let serve = Serve::start(project.path());
+    let api = Api {
+        client: reqwest::Client::new(),
+        url: serve.url.clone(),
+    };
+
+    let launchers = api.get("/api/agent/launchers").await;
+    assert!(
+        !launchers["launchers"].as_array().unwrap().is_empty(),
+        "the bundled registry lists agents: {launchers}"
+    );
+    let (status, unknown) = api
+        .post("/api/agent/connect", json!({"launcher": "no-such-agent"}))
+        .await;
+    assert_eq!((status, unknown["code"].as_str()), (404, Some("not_found")));
+    let (status, shell) = api
+        .post(
+            "/api/agent/connect",
+            json!({"command": ["sh", "-c", "true"]}),
+        )
+        .await;
+    assert_eq!(
+        (status, shell["code"].as_str()),
+        (422, Some("agent_command_rejected")),
+        "{shell}"
+    );
+    let (status, idle) = api
+        .post("/api/agent/prompt", json!({"text": "hello"}))
+        .await;
+    assert_eq!(
+        (status, idle["code"].as_str()),
+        (409, Some("agent_not_connected"))
+    );
+
+    let agent = test_agent();
+    let connected = api
+        .ok(
+            "/api/agent/connect",
+            json!({"command": [agent.display().to_string()]}),
+        )
+        .await;
+    assert_eq!(connected["command"][0], agent.display().to_string());
+    let ready = api
+        .session_until("the session to be ready", |v| v["state"] == "ready")
+        .await;
+    let workspace = PathBuf::from(ready["session"]["workspace"].as_str().unwrap());
+    assert!(
+        workspace.is_dir(),
+        "the private workspace exists while connected"
+    );
+    assert_eq!(
+        ready["config_options"][0]["id"], "model",
+        "the agent's advertised options are shown: {ready}"
+    );
+    let (status, again) = api
+        .post(
+            "/api/agent/connect",
+            json!({"command": [agent.display().to_string()]}),
+        )
+        .await;
+    assert_eq!(
+        (status, again["code"].as_str()),
+        (409, Some("agent_already_connected"))
+    );
+
+    // Configuration changes go through ACP.
+    let options = api
+        .ok(
+            "/api/agent/config",
+            json!({"config_id": "model", "value": "deep"}),
+        )
+        .await;
+    assert_eq!(
+        options["config_options"][0]["control"]["current_value"], "deep",
+        "{options}"
+    );
+
+    let before = api.get("/api/workflow").await;
+    let base = before["state_revision"].as_str().unwrap().to_owned();
+    let plan = json!([
+        {"say": "Looking at the canvas."},
+        {"call": {"server": "somite", "tool": "somite.workflow.get"}},
+        {"call": {"server": "pixi", "tool": "pixi_runtime_info"}},
+        {"call": {"server": "nextflow", "tool": "nextflow_runtime_info"}},
+        {"call": {"server": "somite", "tool": "somite.graph.apply_transaction", "arguments": {
+            "base_state_revision": base, "idempotency_key": "agent-e2e-0001",
+            "summary": "Add a second QC step",
+            "operations": [{"op": "add_operator", "node_id": "agent_qc", "operator_id": "qc.fastp",
+                            "params": {"threads": 2}, "x": 900, "y": 300}]}}},
+        {"call": {"server": "somite", "tool": "somite.readiness.get"}},
+        {"call": {"server": "nextflow", "tool": "nextflow_run", "permission": true, "id": "run-1",
+                  "arguments": {"mode": "full"}}},
+        {"say": "Done. api_key=sk-live-1234567890abcdef"}
+    ]);
+    let message = format!("Add a QC step, then check readiness.\nPLAN: {plan}");
+    let turn = api.ok("/api/agent/prompt", json!({"text": message})).await;
+    assert!(turn["turn"].is_number(), "{turn}");
+
+    // The mutating Nextflow call waits for the user with its exact id.
+    let waiting = api
+        .session_until("the permission request", |v| {
+            !v["pending_permissions"].as_array().unwrap().is_empty()
+        })
+        .await;
+    let permission = &waiting["pending_permissions"][0];
+    assert_eq!(
+        permission["tool_call"]["tool_call_id"], "run-1",
+        "{permission}"
+    );
+    let capability = capability_of_somite_mcp_child(&serve.url);
+    assert_eq!(capability.len(), 64, "a 256-bit capability");
+    let reject = permission["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "reject_once")
+        .expect("the agent offers a reject option")["option_id"]
+        .clone();
+    let permission_id = permission["id"].as_str().unwrap().to_owned();
+    let (status, unadvertised) = api
+        .post(
+            &format!("/api/agent/permissions/{permission_id}"),
+            json!({"option_id": "not-offered"}),
+        )
+        .await;
+    assert_eq!(status, 400, "{unadvertised}");
+    api.ok(
+        &format!("/api/agent/permissions/{permission_id}"),
+        json!({"option_id": reject}),
+    )
+    .await;
+
+    let events = api
+        .feed_until("the end of the turn", |events| {
+            !events_of(events, "agent", "turn_ended").is_empty()
+        })
+        .await;
+
+    // The user's words enter the feed first and unchanged; no contract.
+    let user = events_of(&events, "agent", "user_message");
+    assert_eq!(user.len(), 1);
+    let shown = message.replace("sk-live-1234567890abcdef", "[redacted]");
+    assert_eq!(user[0]["data"]["text"], shown, "the user's words, redacted");
+    let first_agent_event = events
+        .iter()
+        .position(|e| {
+            e["kind"] == "agent"
+                && e["data"]["type"] != "ready"
+                && e["data"]["type"] != "config_options"
+        })
+        .unwrap();
+    assert_eq!(events[first_agent_event]["data"]["type"], "user_message");
+
+    // The tools were called in order, each through the real server.
+    let mut called: Vec<String> = Vec::new();
+    for event in events_of(&events, "agent", "tool_call") {
+        let title = event["data"]["tool_call"]["title"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        if !called.contains(&title) {
+            called.push(title);
+        }
+    }
+    let order = [
+        "somite.workflow.get",
+        "pixi_runtime_info",
+        "nextflow_runtime_info",
+        "somite.graph.apply_transaction",
+        "somite.readiness.get",
+        "nextflow_run",
+    ];
+    let positions: Vec<usize> = order
+        .iter()
+        .map(|tool| {
+            called
+                .iter()
+                .position(|t| t.ends_with(&format!("/{tool}")))
+                .unwrap_or_else(|| panic!("{tool} was not called: {called:?}"))
+        })
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{called:?}");
+
+    // The agent's edit is on the canvas and in the feed, attributed to it.
+    let transactions = events_of(&events, "transaction", "");
+    assert_eq!(transactions.len(), 1, "{transactions:#?}");
+    assert_eq!(transactions[0]["data"]["source"]["kind"], "agent");
+    let after = api.get("/api/workflow").await;
+    assert!(
+        after["document"]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["id"] == "agent_qc"),
+        "the agent's node is on the canvas"
+    );
+    assert!(after["feed_cursor"].as_u64().unwrap() >= transactions[0]["cursor"].as_u64().unwrap());
+
+    // The permission was the user's, and the rejected tool did not run.
+    let resolved = events_of(&events, "agent", "permission_resolved");
+    assert_eq!(resolved.len(), 1);
+    assert_eq!(resolved[0]["data"]["tool_call_id"], "run-1");
+    assert_eq!(resolved[0]["data"]["resolution"]["by"], "user");
+
+    // The transcript is on disk, complete and redacted.
+    let transcripts: Vec<PathBuf> =
+        std::fs::read_dir(project.path().join(".somite/agent-transcripts"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+    assert_eq!(transcripts.len(), 1, "{transcripts:?}");
+    let transcript_text = std::fs::read_to_string(&transcripts[0]).unwrap();
+    let transcript: Value = serde_json::from_str(&transcript_text).unwrap();
+    assert_eq!(transcript["user_message"], shown);
+    assert!(
+        !transcript_text.contains("sk-live-1234567890abcdef"),
+        "secret-shaped values are redacted in the transcript"
+    );
+    let tool_calls = transcript["tool_calls"].as_array().unwrap();
+    assert!(tool_calls.len() >= 6, "{tool_calls:#?}");
+    assert!(
+        tool_calls
+            .iter()
+            .any(|c| c["permission"].is_object() || c["permissions"].is_array()),
+        "the permission decision is correlated with its tool call: {tool_calls:#?}"
+    );
+
+    // The capability is nowhere but in the Somite MCP child's environment.
+    for (pid, line) in all_command_lines() {
+        assert!(
+            !line.contains(&capability),
+            "process {pid}'s argv holds the capability"
+        );
+    }
+    let feed_text = serde_json::to_string(&api.feed().await).unwrap();
+    assert!(
+        !feed_text.contains(&capability),
+        "the feed holds the capability"
+    );
+    assert!(!transcript_text.contains(&capability));
+    let view_text = api.get("/api/agent/session").await.to_string();
+    assert!(!view_text.contains(&capability));
+
+    let disconnected = api.ok("/api/agent/disconnect", json!({})).await;
+    assert_eq!(
+        disconnected["cleanup"]["workspace"]["kind"], "removed",
+        "{disconnected}"
+    );
+    assert!(
+        !workspace.exists(),
+        "disconnect removes the private workspace"
+    );
+    let ended = api.get("/api/agent/session").await;
+    assert_eq!(ended["state"], "disconnected");
+    let after_disconnect = all_command_lines();
+    assert!(
+        !after_disconnect
+            .iter()
+            .any(|(_, line)| line.contains("mcp somite --server-url") && line.contains(&serve.url)),
+        "the agent's MCP children are gone"
+    );
+
+    let output = serve.stop();
+    assert!(
+        !output.contains(&capability),
+        "the runtime's output holds the capability"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
+    let project = tempfile::tempdir().unwrap();
+    let serve = Serve::start(project.path());
+    let api = Api {
+        client: reqwest::Client::new(),
+        url: serve.url.clone(),
+    };
+    api.ok(
+        "/api/agent/connect",
+        json!({"command": [test_agent().display().to_string()]}),
+    )
+    .await;
+    api.session_until("ready", |v| v["state"] == "ready").await;
+    let base = api.get("/api/workflow").await["state_revision"].clone();
+    let plan = json!([
+        {"call": {"server": "somite", "tool": "somite.graph.apply_transaction", "arguments": {
+            "base_state_revision": base, "idempotency_key": "agent-crash-0001", "summary": "Rename",
+            "operations": [{"op": "set_title", "title": "Renamed by the agent"}]}}},
+        {"crash": 3}
+    ]);
+    api.ok(
+        "/api/agent/prompt",
+        json!({"text": format!("Rename it.\nPLAN: {plan}")}),
+    )
+    .await;
+    let ended = api
+        .session_until("the session to end", |v| v["state"] == "ended")
+        .await;
+    assert_eq!(ended["ended"]["kind"], "agent_exited", "{ended}");
+    let events = api.feed().await;
+    let turn = events_of(&events, "agent", "turn_ended");
+    assert_eq!(turn.len(), 1);
+    assert_eq!(turn[0]["data"]["outcome"]["kind"], "interrupted");
+    let workflow = api.get("/api/workflow").await;
+    assert_eq!(workflow["document"]["title"], "Renamed by the agent");
+    // The runtime stays usable, and a new session can start.
+    api.ok(
+        "/api/agent/connect",
+        json!({"command": [test_agent().display().to_string()]}),
+    )
+    .await;
+    api.session_until("ready again", |v| v["state"] == "ready")
+        .await;
+    api.ok("/api/agent/disconnect", json!({})).await;
+    serve.stop();
+}
