@@ -103,7 +103,9 @@ pub async fn export(
 ) -> Result<Response, ApiError> {
     let (name, bytes) = blocking(&state, |s| {
         let project = s.project();
-        let scratch = tempfile::tempdir_in(project.layout().data()).map_err(io_error)?;
+        // The archive is written (atomically) to a private scratch folder,
+        // read back and sent; nothing is left in the project.
+        let scratch = tempfile::tempdir().map_err(io_error)?;
         let out = scratch.path().join("export.zip");
         let outcome = export::export(&project, &Toolchain::from_path(), &out)?;
         let bytes = std::fs::read(&outcome.path).map_err(io_error)?;

@@ -20,7 +20,13 @@ struct Harness {
 
 impl Harness {
     async fn start() -> Harness {
+        Harness::start_with(|_| {}).await
+    }
+
+    /// A runtime over a project `prepare` wrote first.
+    async fn start_with(prepare: impl FnOnce(&std::path::Path)) -> Harness {
         let dir = tempfile::tempdir().unwrap();
+        prepare(dir.path());
         let project = Project::open(dir.path(), Seed::Empty).unwrap();
         let config = ServerConfig {
             sse_keepalive: Duration::from_secs(1),
@@ -548,4 +554,176 @@ async fn the_web_workspace_page_is_served() {
     let response = h.client.get(h.url("/")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.text().await.unwrap().contains("Somite"));
+}
+
+/// Paired reads through fastp, with the read files on disk: ready to compile.
+fn ready_project(root: &std::path::Path) {
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
+    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
+    let mut project = Project::open(root, Seed::Empty).unwrap();
+    let txn: somite_workflow::transaction::GraphTransaction = serde_json::from_value(json!({
+        "base_state_revision": project.state_revision(),
+        "idempotency_key": "ready-graph-1",
+        "summary": "paired reads through fastp",
+        "operations": [
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
+             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
+            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
+            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
+        ]
+    }))
+    .unwrap();
+    project.apply_transaction(&txn).unwrap();
+}
+
+#[tokio::test]
+async fn compile_and_export_freeze_the_current_graph_or_refuse_a_blocked_one() {
+    let blocked = Harness::start().await;
+    let (status, body) = blocked.post("/api/compile", &json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_envelope(&body, "workflow_not_ready");
+    let (status, body) = blocked.post("/api/export", &json!({})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_envelope(&body, "workflow_not_ready");
+    let (status, body) = blocked.post("/api/compile", &json!({"target": "x"})).await;
+    assert!(
+        status.is_client_error(),
+        "unknown options are refused: {body}"
+    );
+
+    let h = Harness::start_with(ready_project).await;
+    let (status, first) = h.post("/api/compile", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let path = first["path"].as_str().unwrap();
+    assert!(
+        path.starts_with(".somite/compiled/"),
+        "relative to the project: {path}"
+    );
+    assert!(first["digest"].as_str().unwrap().starts_with("blake3:"));
+    assert!(first["files"].as_u64().unwrap() > 5);
+    assert_eq!(first["reused"], false);
+    let (_, second) = h.post("/api/compile", &json!({})).await;
+    assert_eq!(second["digest"], first["digest"]);
+    assert_eq!(second["reused"], true);
+    let (_, activity) = h.get("/api/activity").await;
+    assert_eq!(activity["events"][0]["kind"], "compile");
+    assert_eq!(activity["events"][0]["data"]["source"]["kind"], "human");
+
+    let response = h
+        .client
+        .post(h.url("/api/export"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/zip");
+    let disposition = response.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        disposition.starts_with("attachment; filename=\""),
+        "{disposition}"
+    );
+    let bytes = response.bytes().await.unwrap();
+    assert_eq!(&bytes[..4], b"PK\x03\x04", "a ZIP archive");
+    let again = h
+        .client
+        .post(h.url("/api/export"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    assert_eq!(bytes, again, "exports are deterministic");
+
+    // The MCP form needs the capability; without an agent session it
+    // compiles but attaches nowhere.
+    let (status, body) = h.post("/api/mcp/compile", &json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_envelope(&body, "capability_required");
+    let (_, capability) = h.server.state.capabilities.issue();
+    let attached: Value = h
+        .client
+        .post(h.url("/api/mcp/compile"))
+        .header(CAPABILITY_HEADER, capability.expose())
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(attached["digest"], first["digest"]);
+    assert_eq!(attached["output_path"], Value::Null);
+}
+
+#[tokio::test]
+async fn agent_routes_refuse_calls_without_a_session_and_bad_bodies() {
+    let h = Harness::start().await;
+    let (status, view) = h.get("/api/agent/session").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(view["state"], "disconnected");
+    let (status, launchers) = h.get("/api/agent/launchers").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(launchers["registry"]["kind"], "source");
+    let ids: Vec<&str> = launchers["launchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"codex-acp"), "{ids:?}");
+
+    for (path, body) in [
+        ("/api/agent/prompt", json!({"text": "hi"})),
+        ("/api/agent/cancel", json!({})),
+        (
+            "/api/agent/permissions/g1-p1",
+            json!({"option_id": "allow"}),
+        ),
+        (
+            "/api/agent/config",
+            json!({"config_id": "model", "value": "fast"}),
+        ),
+        ("/api/agent/disconnect", json!({})),
+    ] {
+        let (status, body) = h.post(path, &body).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{path}: {body}");
+        assert_envelope(&body, "agent_not_connected");
+    }
+    for (path, body) in [
+        ("/api/agent/prompt", json!({"text": "   "})),
+        ("/api/agent/prompt", json!({"text": "hi", "model": "x"})),
+        (
+            "/api/agent/connect",
+            json!({"launcher": "x", "command": ["y"]}),
+        ),
+        ("/api/agent/connect", json!({"command": "codex --acp"})),
+        ("/api/agent/permissions/g1-p1", json!({"cancel": false})),
+    ] {
+        let (status, body) = h.post(path, &body).await;
+        assert!(status.is_client_error(), "{path} {body}");
+        assert!(body["code"].is_string(), "{body}");
+    }
+    let (status, body) = h
+        .post(
+            "/api/agent/prompt",
+            &json!({"text": "x".repeat(300 * 1024)}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    let (status, body) = h
+        .post(
+            "/api/agent/connect",
+            &json!({"command": ["/bin/sh", "-c", "true"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_envelope(&body, "agent_command_rejected");
 }
