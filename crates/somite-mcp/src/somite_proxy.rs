@@ -226,6 +226,30 @@ pub struct TransactionResult {
     pub cursor: Option<u64>,
 }
 
+/// A frozen package.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct CompileResult {
+    /// The run-closure digest naming the package.
+    pub digest: String,
+    /// The package in the project, relative to the project root.
+    pub path: String,
+    /// The semantic revision the package was compiled from.
+    pub graph_revision: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// True when an identical, verified package was already on disk.
+    pub reused: bool,
+    /// `locked`, `unavailable` (Pixi not installed) or `failed`.
+    pub pixi: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixi_failure: Option<String>,
+    /// Informational toolchain requirements, such as a missing Pixi.
+    pub toolchain: Vec<Map<String, Value>>,
+    /// Where the verified copy is, relative to the shared Pixi/Nextflow
+    /// workspace root of this agent session (give it to their tools).
+    pub output_path: Option<String>,
+}
+
 /// How the proxy reaches the runtime.
 #[derive(Debug, Clone)]
 struct Runtime {
@@ -432,6 +456,29 @@ impl SomiteServer {
                     reqwest::Method::POST,
                     "/transactions",
                     Some(&body),
+                    &context,
+                )
+                .await,
+        )
+    }
+
+    /// Freeze the current graph through the production compiler (refused while readiness is blocked) and attach one verified package to this session's shared Pixi/Nextflow workspace root; returns output_path relative to that root.
+    #[tool(
+        name = "somite.workflow.compile",
+        annotations(title = "Compile the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<CompileResult>()
+    )]
+    async fn workflow_compile(
+        &self,
+        Parameters(_args): Parameters<NoArguments>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<CompileResult> {
+        ToolOutcome(
+            self.runtime
+                .call(
+                    reqwest::Method::POST,
+                    "/compile",
+                    Some(&Value::Object(Map::new())),
                     &context,
                 )
                 .await,

@@ -523,3 +523,88 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
     api.ok("/api/agent/disconnect", json!({})).await;
     serve.stop();
 }
+
+/// Paired reads through fastp with the read files on disk: ready to compile.
+fn ready_project(root: &Path) {
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
+    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
+    let mut project = somite_project::Project::open(root, somite_project::Seed::Empty).unwrap();
+    let txn = serde_json::from_value(json!({
+        "base_state_revision": project.state_revision(),
+        "idempotency_key": "ready-graph-1",
+        "summary": "paired reads through fastp",
+        "operations": [
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
+             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
+            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
+            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
+        ]
+    }))
+    .unwrap();
+    project.apply_transaction(&txn).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
+    let project = tempfile::tempdir().unwrap();
+    ready_project(project.path());
+    let serve = Serve::start(project.path());
+    let api = Api {
+        client: reqwest::Client::new(),
+        url: serve.url.clone(),
+    };
+    api.ok(
+        "/api/agent/connect",
+        json!({"command": [test_agent().display().to_string()]}),
+    )
+    .await;
+    let ready = api.session_until("ready", |v| v["state"] == "ready").await;
+    // The agent works in `<private>/workspace`; the tools share `<private>/tools`.
+    let cwd = PathBuf::from(ready["session"]["workspace"].as_str().unwrap());
+    let root = cwd.parent().unwrap().to_owned();
+    let plan = json!([
+        {"call": {"server": "somite", "tool": "somite.workflow.compile", "id": "compile-1"}},
+        {"call": {"server": "pixi", "tool": "pixi_inspect", "id": "inspect-1", "arguments": {"action": "manifest"}}}
+    ]);
+    api.ok(
+        "/api/agent/prompt",
+        json!({"text": format!("Compile it.\nPLAN: {plan}")}),
+    )
+    .await;
+    let events = api
+        .feed_until("the end of the turn", |events| {
+            !events_of(events, "agent", "turn_ended").is_empty()
+        })
+        .await;
+    let compiled = events_of(&events, "compile", "");
+    assert_eq!(compiled.len(), 1, "{events:#?}");
+    assert_eq!(compiled[0]["data"]["source"]["kind"], "agent");
+    let result = events_of(&events, "agent", "tool_call")
+        .into_iter()
+        .rev()
+        .find(|e| e["data"]["tool_call"]["tool_call_id"] == "compile-1")
+        .expect("the compile call is in the feed")["data"]["tool_call"]["raw_output"]
+        .clone();
+    let output = result.to_string();
+    let output_path = output
+        .split("packages/")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("an output_path under packages/: {result}"));
+    let attached = root
+        .join("tools/packages")
+        .join(output_path.trim_end_matches('\\'));
+    assert!(
+        attached.join("main.nf").is_file(),
+        "the package is attached at {}",
+        attached.display()
+    );
+    api.ok("/api/agent/disconnect", json!({})).await;
+    assert!(
+        !root.exists(),
+        "disconnect removes the attachment with the workspace"
+    );
+    serve.stop();
+}

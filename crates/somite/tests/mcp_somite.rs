@@ -16,12 +16,9 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::process::Command;
 
-const TOOLS: &[&str] = &[
-    "somite.catalog.search",
-    "somite.graph.apply_transaction",
-    "somite.readiness.get",
-    "somite.workflow.get",
-];
+/// The runtime hands exactly this list to the permission policy, so the
+/// server must advertise exactly these tools.
+const TOOLS: &[&str] = somite_server::agent::SOMITE_MCP_TOOLS;
 
 struct Fixture {
     server: somite_server::RunningServer,
@@ -121,7 +118,10 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             let read_only = annotations.read_only_hint == Some(true);
             assert_eq!(
                 read_only,
-                tool.name != "somite.graph.apply_transaction",
+                !matches!(
+                    tool.name.as_ref(),
+                    "somite.graph.apply_transaction" | "somite.workflow.compile"
+                ),
                 "{}",
                 tool.name
             );
@@ -213,6 +213,10 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
         failure(&client, "somite.catalog.search", json!({"query": ""})).await["code"],
         "invalid_query"
     );
+
+    // Compiling is gated by readiness: the FASTQ files do not exist.
+    let blocked = failure(&client, "somite.workflow.compile", json!({})).await;
+    assert_eq!(blocked["code"], "workflow_not_ready", "{blocked}");
 
     // A closed input schema: unknown arguments are refused, never ignored.
     let Value::Object(extra) = json!({"surprise": 1}) else {
