@@ -608,3 +608,56 @@ async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
     );
     serve.stop();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_cancels_the_running_turn_and_the_session_goes_on() {
+    let project = tempfile::tempdir().unwrap();
+    let serve = Serve::start(project.path());
+    let api = Api {
+        client: reqwest::Client::new(),
+        url: serve.url.clone(),
+    };
+    api.ok(
+        "/api/agent/connect",
+        json!({"command": [test_agent().display().to_string()]}),
+    )
+    .await;
+    api.session_until("ready", |v| v["state"] == "ready").await;
+    let plan = json!([{"say": "thinking"}, {"sleep": {"ms": 30000}}, {"say": "too late"}]);
+    api.ok(
+        "/api/agent/prompt",
+        json!({"text": format!("Take your time.\nPLAN: {plan}")}),
+    )
+    .await;
+    let busy = api
+        .session_until("the turn to run", |v| v["state"] == "prompting")
+        .await;
+    assert!(busy["turn"].is_number());
+    let (status, refused) = api
+        .post("/api/agent/prompt", json!({"text": "another"}))
+        .await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (409, Some("agent_busy"))
+    );
+    api.ok("/api/agent/cancel", json!({})).await;
+    let events = api
+        .feed_until("the cancelled turn", |events| {
+            !events_of(events, "agent", "turn_ended").is_empty()
+        })
+        .await;
+    let ended = events_of(&events, "agent", "turn_ended");
+    assert_eq!(ended[0]["data"]["outcome"]["kind"], "cancelled");
+    let view = api
+        .session_until("ready again", |v| v["state"] == "ready")
+        .await;
+    assert_eq!(view["turn"], Value::Null);
+    api.ok("/api/agent/prompt", json!({"text": "still there?"}))
+        .await;
+    api.feed_until("a second turn", |events| {
+        events_of(events, "agent", "turn_ended").len() == 2
+    })
+    .await;
+    api.ok("/api/agent/disconnect", json!({})).await;
+    serve.stop();
+}
