@@ -1,0 +1,36 @@
+//! Somite's run supervisor: the one path from a ready graph to a running
+//! Nextflow pipeline, for the web controls and the agent's MCP tools alike.
+//!
+//! A run compiles the current graph with the production compiler and
+//! executes the package exactly as an exported package is run
+//! (`pixi run --frozen --manifest-path <package>/pixi.toml run <profile>`,
+//! a fixed argument array, no shell), in a process group of its own so a
+//! cancellation stops every process it started. Progress comes from
+//! Nextflow's trace file mapped through `node-map.json`. A validation is
+//! the same run on small content-addressed fixtures and ends with a
+//! write-once evidence receipt for the exact graph revision.
+//!
+//! [`Supervisor`] is the entry point: open it once per project inside the
+//! Tokio runtime, then [`start_run`](Supervisor::start_run),
+//! [`start_validation`](Supervisor::start_validation),
+//! [`status`](Supervisor::status) (long-poll), [`cancel`](Supervisor::cancel),
+//! [`evidence`](Supervisor::evidence) and [`subscribe`](Supervisor::subscribe)
+//! for the activity feed. Every failure is a [`RunnerError`] that converts
+//! into the wire envelope [`SomiteError`](somite_workflow::SomiteError).
+
+pub mod error;
+pub mod fixtures;
+pub mod launch;
+pub mod limits;
+pub mod process;
+pub mod receipt;
+pub mod status;
+pub mod store;
+pub mod supervisor;
+pub mod timestamp;
+pub mod trace;
+
+pub use error::RunnerError;
+pub use somite_project::evidence::{EvidenceLookup, Receipt, ReceiptResult};
+pub use status::{NodeState, Progress, RunKind, RunPhase, RunStarted, RunStatus};
+pub use supervisor::{RunRequest, RunnerToolchain, StatusPoll, Supervisor, ValidationRequest};

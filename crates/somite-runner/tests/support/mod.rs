@@ -1,0 +1,258 @@
+//! Shared pieces of the supervisor's integration tests: small real projects
+//! built with transactions like any edit, the test STAND-IN for `pixi`
+//! (`somite-pixi-standin`, see its module docs), and waiting helpers.
+
+#![allow(dead_code)]
+
+use serde_json::json;
+use somite_project::{Project, Seed};
+use somite_runner::{RunPhase, RunStatus, RunnerToolchain, StatusPoll, Supervisor};
+use somite_workflow::transaction::{GraphTransaction, Operation};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+/// The longest any test waits for a run to end.
+pub const CEILING: Duration = Duration::from_secs(30);
+
+pub struct TestProject {
+    pub dir: TempDir,
+    pub project: Project,
+}
+
+impl TestProject {
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Where the stand-in logs its invocations in this project.
+    pub fn standin_log(&self) -> PathBuf {
+        self.root().join("standin-invocations.jsonl")
+    }
+
+    /// The stand-in toolchain, logging to [`standin_log`](Self::standin_log),
+    /// with short steps.
+    pub fn toolchain(&self) -> RunnerToolchain {
+        RunnerToolchain::with_pixi(standin())
+            .with_env("SOMITE_STANDIN_LOG", self.standin_log())
+            .with_env("SOMITE_STANDIN_STEP_MS", "20")
+    }
+
+    /// Every invocation of the stand-in so far: its arguments.
+    pub fn standin_invocations(&self) -> Vec<Vec<String>> {
+        match fs::read_to_string(self.standin_log()) {
+            Ok(text) => text
+                .lines()
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    v["argv"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| a.as_str().unwrap().to_owned())
+                        .collect()
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The stand-in's `pixi run` invocations (compile's `lock` and
+    /// `export` calls are not runs).
+    pub fn standin_runs(&self) -> Vec<Vec<String>> {
+        self.standin_invocations()
+            .into_iter()
+            .filter(|argv| argv.first().is_some_and(|a| a == "run"))
+            .collect()
+    }
+
+    pub fn apply(&mut self, key: &str, operations: Vec<Operation>) {
+        let txn = GraphTransaction {
+            base_state_revision: self.project.state_revision().clone(),
+            idempotency_key: key.into(),
+            summary: "test edit".into(),
+            operations,
+        };
+        self.project
+            .apply_transaction(&txn)
+            .expect("the edit applies");
+    }
+}
+
+/// The test stand-in for `pixi`, built with this crate.
+pub fn standin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_somite-pixi-standin"))
+}
+
+pub fn add(node_id: &str, operator_id: &str, params: serde_json::Value) -> Operation {
+    Operation::AddOperator {
+        node_id: node_id.into(),
+        operator_id: operator_id.into(),
+        params: serde_json::from_value(params).unwrap(),
+        x: 0.0,
+        y: 0.0,
+    }
+}
+
+pub fn connect(edge_id: &str, from: (&str, &str), to: (&str, &str)) -> Operation {
+    Operation::Connect {
+        edge_id: edge_id.into(),
+        from_node: from.0.into(),
+        from_port: from.1.into(),
+        to_node: to.0.into(),
+        to_port: to.1.into(),
+    }
+}
+
+fn project_with(files: &[(&str, &[u8])], operations: Vec<Operation>) -> TestProject {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, bytes) in files {
+        let path = dir.path().join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+    }
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let mut test = TestProject { dir, project };
+    test.apply("test-graph-0001", operations);
+    test
+}
+
+/// Single-end reads (a relative path) through FastQC.
+pub fn single_end_qc() -> TestProject {
+    project_with(
+        &[("data/reads.fastq", b"@r1\nACGT\n+\nIIII\n")],
+        vec![
+            add("reads", "files.import", json!({"path": "data/reads.fastq"})),
+            add("fastqc", "qc.fastqc", json!({})),
+            connect("e1", ("reads", "file"), ("fastqc", "reads")),
+        ],
+    )
+}
+
+/// Paired reads through fastp, and R1 through FastQC.
+pub fn paired_qc() -> TestProject {
+    project_with(
+        &[
+            ("data/R1.fastq", b"@r1\nACGT\n+\nIIII\n"),
+            ("data/R2.fastq", b"@r1\nTGCA\n+\nIIII\n"),
+        ],
+        vec![
+            add(
+                "reads",
+                "files.import_paired",
+                json!({"r1": "data/R1.fastq", "r2": "data/R2.fastq"}),
+            ),
+            add("trim", "qc.fastp", json!({})),
+            add("fastqc", "qc.fastqc", json!({})),
+            connect("e1", ("reads", "r1"), ("trim", "r1")),
+            connect("e2", ("reads", "r2"), ("trim", "r2")),
+            connect("e3", ("reads", "r1"), ("fastqc", "reads")),
+        ],
+    )
+}
+
+/// Paired reads classified by Kraken2 against a local database: the
+/// database root (a Directory) has no representative fixture.
+pub fn kraken_classification() -> TestProject {
+    project_with(
+        &[
+            ("data/R1.fastq", b"@r1\nACGT\n+\nIIII\n"),
+            ("data/R2.fastq", b"@r1\nTGCA\n+\nIIII\n"),
+            ("db/hash.k2d", b"k2d"),
+        ],
+        vec![
+            add(
+                "reads",
+                "files.import_paired",
+                json!({"r1": "data/R1.fastq", "r2": "data/R2.fastq"}),
+            ),
+            add("db", "files.import_kraken2_database", json!({"path": "db"})),
+            add("classify", "class.kraken2", json!({})),
+            connect("e1", ("reads", "r1"), ("classify", "r1")),
+            connect("e2", ("reads", "r2"), ("classify", "r2")),
+            connect("e3", ("db", "db"), ("classify", "db")),
+        ],
+    )
+}
+
+/// Waits until `run_id` has ended, long-polling like a client would.
+pub async fn wait_for_end(supervisor: &Supervisor, run_id: &str) -> RunStatus {
+    let started = Instant::now();
+    loop {
+        let status = supervisor
+            .status(
+                run_id,
+                StatusPoll {
+                    wait_ms: 5_000,
+                    since_revision: None,
+                },
+            )
+            .await
+            .unwrap();
+        if status.phase.is_terminal() {
+            return status;
+        }
+        assert!(started.elapsed() < CEILING, "run did not end: {status:#?}");
+    }
+}
+
+/// Waits until `run_id` is in `phase` (or has ended, which fails).
+pub async fn wait_for_phase(supervisor: &Supervisor, run_id: &str, phase: RunPhase) -> RunStatus {
+    let started = Instant::now();
+    loop {
+        let status = supervisor
+            .status(
+                run_id,
+                StatusPoll {
+                    wait_ms: 2_000,
+                    since_revision: None,
+                },
+            )
+            .await
+            .unwrap();
+        if status.phase == phase {
+            return status;
+        }
+        assert!(
+            !status.phase.is_terminal(),
+            "run ended before reaching {phase:?}: {status:#?}"
+        );
+        assert!(started.elapsed() < CEILING, "no {phase:?}: {status:#?}");
+    }
+}
+
+/// Waits for `path` to hold a complete pid line.
+pub async fn read_pid_file(path: &Path) -> i32 {
+    let started = Instant::now();
+    loop {
+        if let Ok(text) = fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text.trim().parse().unwrap();
+        }
+        assert!(started.elapsed() < CEILING, "no pid in {}", path.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Whether `pid` is a live process (a zombie has already exited).
+pub fn process_alive(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to two seconds for `pid` to be gone.
+pub async fn assert_gone(pid: i32, what: &str) {
+    for _ in 0..100 {
+        if !process_alive(pid) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("{what} (pid {pid}) survived");
+}
