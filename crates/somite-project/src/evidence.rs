@@ -396,8 +396,9 @@ pub fn lookup(layout: &Layout, graph_revision: &str) -> Result<EvidenceLookup> {
 
 /// Adds to the index every verified receipt on disk that it does not list
 /// (a crash between writing a receipt and publishing the index leaves one
-/// out), and returns how many were added. Unverifiable files are left
-/// alone: they are not evidence.
+/// out), and returns how many were added; an index that does not parse is
+/// rebuilt from the receipts. Unverifiable files are left alone: they are
+/// not evidence.
 pub fn reconcile_index(layout: &Layout) -> Result<usize> {
     let dir = receipts_dir(layout);
     let entries = match fs::read_dir(&dir) {
@@ -418,7 +419,11 @@ pub fn reconcile_index(layout: &Layout) -> Result<usize> {
     }
     names.sort();
     let _guard = INDEX_LOCK.lock().unwrap_or_else(|p| p.into_inner());
-    let mut index = read_index(layout)?;
+    // An index that does not parse is rebuilt from the receipts themselves.
+    let (mut index, corrupt) = match read_index(layout) {
+        Err(e) if e.code == ErrorCode::InvalidDocument => (Index::default(), true),
+        other => (other?, false),
+    };
     let mut added = Vec::new();
     for digest in names {
         if index.receipts.iter().any(|e| e.digest == digest) {
@@ -429,6 +434,9 @@ pub fn reconcile_index(layout: &Layout) -> Result<usize> {
         }
     }
     if added.is_empty() {
+        if corrupt {
+            publish_index(layout, &index)?;
+        }
         return Ok(0);
     }
     added.sort_by(|a, b| a.recorded_at.cmp(&b.recorded_at));
@@ -603,7 +611,18 @@ mod tests {
         assert!(lookup(&layout, &graph).unwrap().receipts.is_empty());
         fs::write(receipts_dir(&layout).join("junk.json"), b"{}").unwrap();
         assert_eq!(reconcile_index(&layout).unwrap(), 1);
-        assert_eq!(lookup(&layout, &graph).unwrap().receipts, vec![sealed]);
+        assert_eq!(
+            lookup(&layout, &graph).unwrap().receipts,
+            vec![sealed.clone()]
+        );
         assert_eq!(reconcile_index(&layout).unwrap(), 0);
+
+        fs::write(index_path(&layout), b"not json").unwrap();
+        assert_eq!(
+            lookup(&layout, &graph).unwrap_err().code,
+            ErrorCode::InvalidDocument
+        );
+        assert_eq!(reconcile_index(&layout).unwrap(), 1);
+        assert_eq!(lookup(&layout, &graph).unwrap().receipts, vec![sealed]);
     }
 }

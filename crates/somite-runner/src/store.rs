@@ -147,8 +147,15 @@ pub fn recover(layout: &Layout) -> Result<Vec<RunStatus>, RunnerError> {
         if let Err(error) = durable::remove_stale_temp_files(&dir) {
             tracing::warn!(dir = %dir.display(), %error, "cannot clear a run folder's temporary files");
         }
-        let Some(mut record) = read_record(layout, &run_id)? else {
-            continue;
+        let mut record = match read_record(layout, &run_id) {
+            Ok(Some(record)) => record,
+            Ok(None) => continue,
+            // One unreadable record must not keep Somite from starting; a
+            // status read of that run reports it.
+            Err(error) => {
+                tracing::warn!(%run_id, %error, "cannot read a run record");
+                continue;
+            }
         };
         if record.status.phase.is_terminal() {
             continue;

@@ -392,25 +392,13 @@ impl Supervisor {
         let run_id = store::new_run_id(key);
         let run_dir = store::run_dir(layout, &run_id);
         let launch_dir = store::launch_dir(layout, &run_id);
-        let manifest = launch_dir.join("pixi.toml");
-        let task_args = ["run".to_owned(), profile.clone()];
-        let mut args: Vec<OsString> =
-            vec!["run".into(), "--frozen".into(), "--manifest-path".into()];
-        args.push(manifest.into_os_string());
-        args.extend(task_args.iter().map(OsString::from));
-        let shown_command = ["pixi", "run", "--frozen", "--manifest-path", "pixi.toml"]
-            .into_iter()
-            .map(str::to_owned)
-            .chain(task_args)
-            .collect();
-        let launch = Launch {
-            program: pixi,
-            args,
-            cwd: launch_dir.clone(),
-            env: process::child_environment(&self.inner.toolchain.env),
-            stdout_log: run_dir.join("stdout.log"),
-            stderr_log: run_dir.join("stderr.log"),
-        };
+        let (launch, shown_command) = launch_command(
+            pixi,
+            &launch_dir,
+            &run_dir,
+            &profile,
+            process::child_environment(&self.inner.toolchain.env),
+        );
 
         let states = trace::live_states(&node_map, &BTreeMap::new(), false);
         let status = RunStatus {
@@ -729,6 +717,36 @@ async fn supervise(inner: Arc<Inner>, run: Arc<RunHandle>, plan: Arc<LaunchPlan>
         s.stderr_tail = stderr_tail;
         s.ended_at = Some(timestamp::now());
     });
+}
+
+/// `pixi run --frozen --manifest-path <launch>/pixi.toml run <profile>`,
+/// exactly as an exported package is run, and the same command as a
+/// receipt shows it (a bare `pixi` and launch-relative paths).
+fn launch_command(
+    pixi: PathBuf,
+    launch_dir: &Path,
+    run_dir: &Path,
+    profile: &str,
+    env: BTreeMap<OsString, OsString>,
+) -> (Launch, Vec<String>) {
+    let task = ["run", profile];
+    let mut args: Vec<OsString> = vec!["run".into(), "--frozen".into(), "--manifest-path".into()];
+    args.push(launch_dir.join("pixi.toml").into_os_string());
+    args.extend(task.iter().map(OsString::from));
+    let shown = ["pixi", "run", "--frozen", "--manifest-path", "pixi.toml"]
+        .into_iter()
+        .chain(task)
+        .map(str::to_owned)
+        .collect();
+    let launch = Launch {
+        program: pixi,
+        args,
+        cwd: launch_dir.to_owned(),
+        env,
+        stdout_log: run_dir.join("stdout.log"),
+        stderr_log: run_dir.join("stderr.log"),
+    };
+    (launch, shown)
 }
 
 /// Writes the fixtures of a validation and the launch directory.

@@ -49,6 +49,13 @@ fn a_run_in_progress_when_somite_stops_is_marked_lost_on_restart() {
     let on_disk: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
     assert_eq!(on_disk["status"]["phase"], "running");
+    // Shutting the runtime down took the run's process group with it.
+    let pgid = on_disk["process_group"].as_i64().expect("a recorded group") as i32;
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        !process_alive(pgid)
+    });
+    assert!(gone, "the run's process outlived its supervisor");
 
     // The next one finds it and says what happened.
     let second = runtime();
