@@ -42,7 +42,9 @@ somite.graph.apply_transaction, passing the latest state_revision as base_state_
 fresh idempotency_key; on stale_revision read the workflow again and re-apply; 4) after editing, \
 call somite.readiness.get and resolve what it lists. Missing local resources (e.g. a Kraken2 \
 database) stay typed requirements: ask the user rather than searching the web for them. Do not \
-compile or validate while readiness is blocked.";
+compile, run or validate while readiness is blocked; 5) validate with somite.validation.start, \
+follow it with somite.run.status (long-poll wait_ms), and call the graph validated only when \
+somite.evidence.lookup reports validated=true for its graph_revision.";
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -248,6 +250,108 @@ pub struct CompileResult {
     /// Where the verified copy is, relative to the shared Pixi/Nextflow
     /// workspace root of this agent session (give it to their tools).
     pub output_path: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunStartArgs {
+    /// A fresh key per intended launch, `^[A-Za-z0-9_-]{8,128}$`; repeating
+    /// the same launch with it returns the original run_id with replayed=true.
+    pub idempotency_key: String,
+    /// A Nextflow profile of the package (`local` when absent).
+    #[serde(default)]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidationArgs {
+    /// A fresh key per intended validation, `^[A-Za-z0-9_-]{8,128}$`.
+    pub idempotency_key: String,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunStatusArgs {
+    pub run_id: String,
+    /// Long-poll: wait up to this many milliseconds (at most 25,000) for a change.
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+    /// The `revision` of the status you already have; a newer one answers at once.
+    #[serde(default)]
+    pub since_revision: Option<u64>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunIdArgs {
+    pub run_id: String,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceArgs {
+    /// The graph revision to look up (default: the current graph's).
+    #[serde(default)]
+    pub graph_revision: Option<String>,
+}
+
+/// A started (or replayed) launch.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunStartedResult {
+    pub run_id: String,
+    /// `run` or `validation`.
+    pub kind: String,
+    pub graph_revision: String,
+    pub closure_digest: String,
+    pub profile: String,
+    pub replayed: bool,
+}
+
+/// The status of one launch.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunStatusResult {
+    pub run_id: String,
+    /// `run` or `validation`.
+    pub kind: String,
+    /// `preparing`, `running`, `finalizing`, `completed`, `failed`,
+    /// `cancelling` or `cancelled`.
+    pub phase: String,
+    /// Increases with every change; pass it back as `since_revision`.
+    pub revision: u64,
+    pub graph_revision: String,
+    pub closure_digest: String,
+    pub profile: String,
+    /// Node id → `queued`, `running`, `cached`, `done`, `failed`, `skipped` or `cancelled`.
+    pub states: Map<String, Value>,
+    /// `{completed, total, unit, message}`.
+    pub progress: Map<String, Value>,
+    pub exit_code: Option<i64>,
+    /// Why the run failed or was lost.
+    pub error: Option<Failure>,
+    /// The validation's evidence receipt digest, once saved.
+    pub evidence_receipt: Option<String>,
+    /// Values used instead of the packaged parameters (fixture-only overrides are disclosed here).
+    pub overrides: Vec<Map<String, Value>>,
+    /// A validation's fixture bindings.
+    pub fixtures: Vec<Map<String, Value>>,
+    pub output_dir: String,
+    /// The last lines of stderr, when the run failed.
+    pub stderr_tail: Vec<String>,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+}
+
+/// The immutable evidence receipts of one graph revision.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EvidenceResult {
+    pub graph_revision: String,
+    /// True only when a verified receipt for this exact revision passed.
+    pub validated: bool,
+    /// Verified receipts, oldest first.
+    pub receipts: Vec<Map<String, Value>>,
+    /// Receipts that failed re-verification (tampered or unreadable).
+    pub problems: Vec<Map<String, Value>>,
 }
 
 /// How the proxy reaches the runtime.
@@ -484,23 +588,152 @@ impl SomiteServer {
                 .await,
         )
     }
+
+    /// Start a run of the current graph on its configured inputs (refused with workflow_not_ready while readiness is blocked); executes the compiled package under `pixi run --frozen`.
+    #[tool(
+        name = "somite.run.start",
+        annotations(title = "Run the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = outcome_schema::<RunStartedResult>()
+    )]
+    async fn run_start(
+        &self,
+        Parameters(args): Parameters<RunStartArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<RunStartedResult> {
+        let mut body = Map::new();
+        body.insert(
+            "idempotency_key".into(),
+            Value::String(args.idempotency_key),
+        );
+        if let Some(profile) = args.profile {
+            body.insert("profile".into(), Value::String(profile));
+        }
+        ToolOutcome(
+            self.runtime
+                .call(
+                    reqwest::Method::POST,
+                    "/runs",
+                    Some(&Value::Object(body)),
+                    &context,
+                )
+                .await,
+        )
+    }
+
+    /// Validate the current graph on small representative fixtures through the same frozen path; it ends with an evidence receipt for the exact graph revision. A graph is validated only when somite.evidence.lookup says so.
+    #[tool(
+        name = "somite.validation.start",
+        annotations(title = "Validate the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = outcome_schema::<RunStartedResult>()
+    )]
+    async fn validation_start(
+        &self,
+        Parameters(args): Parameters<ValidationArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<RunStartedResult> {
+        let body = serde_json::json!({"idempotency_key": args.idempotency_key});
+        ToolOutcome(
+            self.runtime
+                .call(reqwest::Method::POST, "/validations", Some(&body), &context)
+                .await,
+        )
+    }
+
+    /// Read a run's phase, node states and progress; long-poll with wait_ms (up to 25,000) to wait for the next change.
+    #[tool(
+        name = "somite.run.status",
+        annotations(title = "Read a run's status", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<RunStatusResult>()
+    )]
+    async fn run_status(
+        &self,
+        Parameters(args): Parameters<RunStatusArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<RunStatusResult> {
+        let mut query = Vec::new();
+        query.extend(args.wait_ms.map(|w| ("wait_ms", w.to_string())));
+        query.extend(
+            args.since_revision
+                .map(|r| ("since_revision", r.to_string())),
+        );
+        let path = format!(
+            "/runs/{}?{}",
+            percent_encode(&args.run_id),
+            serde_urlencoded_pairs(&query)
+        );
+        ToolOutcome(
+            self.runtime
+                .call(reqwest::Method::GET, &path, None, &context)
+                .await,
+        )
+    }
+
+    /// Cancel a run or validation: its whole process group is stopped and it ends cancelled.
+    #[tool(
+        name = "somite.run.cancel",
+        annotations(title = "Cancel a run", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<RunStatusResult>()
+    )]
+    async fn run_cancel(
+        &self,
+        Parameters(args): Parameters<RunIdArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<RunStatusResult> {
+        let path = format!("/runs/{}/cancel", percent_encode(&args.run_id));
+        ToolOutcome(
+            self.runtime
+                .call(
+                    reqwest::Method::POST,
+                    &path,
+                    Some(&Value::Object(Map::new())),
+                    &context,
+                )
+                .await,
+        )
+    }
+
+    /// Look up the immutable evidence receipts of a graph revision (default: the current graph), each re-verified on read.
+    #[tool(
+        name = "somite.evidence.lookup",
+        annotations(title = "Look up evidence", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        output_schema = outcome_schema::<EvidenceResult>()
+    )]
+    async fn evidence_lookup(
+        &self,
+        Parameters(args): Parameters<EvidenceArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<EvidenceResult> {
+        let query: Vec<(&str, String)> = args
+            .graph_revision
+            .map(|r| ("graph_revision", r))
+            .into_iter()
+            .collect();
+        let path = format!("/evidence?{}", serde_urlencoded_pairs(&query));
+        ToolOutcome(
+            self.runtime
+                .call(reqwest::Method::GET, &path, None, &context)
+                .await,
+        )
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// `application/x-www-form-urlencoded` query pairs.
 fn serde_urlencoded_pairs(pairs: &[(&str, String)]) -> String {
-    fn encode(text: &str) -> String {
-        text.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
-    }
     pairs
         .iter()
-        .map(|(k, v)| format!("{k}={}", encode(v)))
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
         .collect::<Vec<_>>()
         .join("&")
 }

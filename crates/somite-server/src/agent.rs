@@ -42,6 +42,11 @@ pub const SOMITE_MCP_TOOLS: &[&str] = &[
     "somite.catalog.search",
     "somite.graph.apply_transaction",
     "somite.workflow.compile",
+    "somite.run.start",
+    "somite.validation.start",
+    "somite.run.status",
+    "somite.run.cancel",
+    "somite.evidence.lookup",
 ];
 
 /// Variables the Pixi and Nextflow MCP children need to find their manuals

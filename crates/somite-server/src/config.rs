@@ -6,6 +6,7 @@
 //! confusing runtime failure.
 
 use crate::agent::AgentSetup;
+use somite_project::toolchain::find_on_path;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -24,6 +25,9 @@ pub struct ServerConfig {
     pub sse_keepalive: Duration,
     /// What agents and their MCP servers start with.
     pub agents: AgentSetup,
+    /// The Pixi that compiles lock packages with and runs execute them
+    /// with: `SOMITE_PIXI`, else `pixi` on `PATH`, else none.
+    pub pixi: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -50,6 +54,7 @@ pub mod vars {
     pub const HOST: &str = "SOMITE_HOST";
     pub const WEB_BUNDLE: &str = "SOMITE_WEB_BUNDLE";
     pub const SSE_KEEPALIVE_SECS: &str = "SOMITE_SSE_KEEPALIVE_SECS";
+    pub const PIXI: &str = "SOMITE_PIXI";
 }
 
 /// What the command line said; `None` falls back to the environment, then
@@ -117,6 +122,18 @@ impl ServerConfig {
             web_bundle: env.get(vars::WEB_BUNDLE).map(PathBuf::from),
             sse_keepalive,
             agents,
+            pixi: match env.get(vars::PIXI) {
+                None => find_on_path("pixi"),
+                Some(value) => Some(
+                    Some(PathBuf::from(value))
+                        .filter(|p| p.is_absolute() && p.is_file())
+                        .ok_or_else(|| ConfigError::Invalid {
+                            variable: vars::PIXI,
+                            value: value.clone(),
+                            accepted: "the absolute path of an existing pixi executable",
+                        })?,
+                ),
+            },
         })
     }
 
@@ -138,6 +155,7 @@ impl ServerConfig {
             sse_keepalive: Duration::from_secs(15),
             agents: AgentSetup::from_env(&env, somite_binary.into())
                 .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?,
+            pixi: find_on_path("pixi"),
         })
     }
 }
@@ -168,6 +186,8 @@ mod tests {
             (vars::SSE_KEEPALIVE_SECS, "0"),
             (vars::SSE_KEEPALIVE_SECS, "301"),
             (vars::HOST, "localhost:1"),
+            (vars::PIXI, "pixi"),
+            (vars::PIXI, "/no/such/pixi"),
         ] {
             let err = ServerConfig::from_sources(CliOverrides::default(), &env(&[(var, value)]))
                 .unwrap_err();

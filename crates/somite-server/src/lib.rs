@@ -15,6 +15,7 @@ pub mod feed;
 pub mod guard;
 pub mod package_routes;
 pub mod routes;
+pub mod run_routes;
 pub mod sse;
 pub mod state;
 pub mod web;
@@ -33,6 +34,9 @@ use tokio::sync::oneshot;
 /// The full router: human routes, MCP routes behind the capability, web.
 pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Router {
     let shared = Router::new()
+        .route("/runs/{id}", get(run_routes::status))
+        .route("/runs/{id}/cancel", post(run_routes::cancel))
+        .route("/evidence", get(run_routes::evidence))
         .route("/workflow", get(routes::workflow))
         .route("/readiness", get(routes::readiness))
         .route("/catalog/search", get(routes::catalog_search))
@@ -45,6 +49,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/activity/stream", get(sse::stream))
         .route("/compile", post(package_routes::compile))
         .route("/export", post(package_routes::export))
+        .route("/runs", post(run_routes::start_run))
+        .route("/validations", post(run_routes::start_validation))
         .route("/agent/launchers", get(agent_routes::launchers))
         .route("/agent/session", get(agent_routes::session))
         .route("/agent/connect", post(agent_routes::connect))
@@ -59,6 +65,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
     let mcp = shared
         .route("/transactions", post(routes::agent_transaction))
         .route("/compile", post(package_routes::agent_compile))
+        .route("/runs", post(run_routes::start_run))
+        .route("/validations", post(run_routes::start_validation))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             guard::capability_required,
@@ -122,12 +130,32 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     }
     let listener = TcpListener::bind(config.address).await?;
     let address = listener.local_addr()?;
+    let runner_toolchain = match &config.pixi {
+        Some(pixi) => somite_runner::RunnerToolchain::with_pixi(pixi),
+        None => somite_runner::RunnerToolchain::without_pixi(),
+    };
+    let runner = somite_runner::Supervisor::open(project.layout().root(), runner_toolchain)
+        .map_err(|e| std::io::Error::other(somite_workflow::SomiteError::from(e).to_string()))?;
+    let compile_toolchain = match &config.pixi {
+        Some(pixi) => somite_project::compiled::Toolchain::with_pixi(pixi),
+        None => somite_project::compiled::Toolchain::without_pixi(),
+    };
     let state = Arc::new(AppState::new(
         project,
         config.sse_keepalive,
         config.agents.clone(),
+        runner,
+        compile_toolchain,
         format!("http://{address}"),
     ));
+    // Runs a previous runtime left unfinished are announced as what they
+    // are now: failed, lost with the restart.
+    for status in state.runner.recovered_runs() {
+        state
+            .feed
+            .publish("run", serde_json::to_value(status).unwrap_or_default());
+    }
+    run_routes::announce_runs(&state);
     let bundle = config.web_bundle.clone().or_else(web::default_bundle);
     let app = router(state.clone(), bundle.as_deref());
     let (tx, rx) = oneshot::channel::<()>();

@@ -18,7 +18,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use somite_project::compiled::{self, CompileOutcome, CompileSummary, Toolchain};
+use somite_project::compiled::{self, CompileOutcome, CompileSummary};
 use somite_project::export;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::sync::Arc;
@@ -41,7 +41,7 @@ pub struct AttachedCompile {
 
 fn compile_current(state: &AppState) -> Result<(CompileOutcome, CompileSummary), SomiteError> {
     let project = state.project();
-    let outcome = compiled::compile(&project, &Toolchain::from_path())?;
+    let outcome = compiled::compile(&project, &state.compile_toolchain)?;
     let relative = outcome
         .path
         .strip_prefix(project.layout().root())
@@ -107,7 +107,7 @@ pub async fn export(
         // read back and sent; nothing is left in the project.
         let scratch = tempfile::tempdir().map_err(io_error)?;
         let out = scratch.path().join("export.zip");
-        let outcome = export::export(&project, &Toolchain::from_path(), &out)?;
+        let outcome = export::export(&project, &s.compile_toolchain, &out)?;
         let bytes = std::fs::read(&outcome.path).map_err(io_error)?;
         let digest = outcome.compile.package.directory_name();
         let name = format!(

@@ -11,19 +11,23 @@ use crate::capability::Capabilities;
 use crate::feed::Feed;
 use serde::Serialize;
 use serde_json::json;
+use somite_project::compiled::Toolchain;
 use somite_project::{Project, TransactionOutcome};
+use somite_runner::Supervisor;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-#[derive(Debug)]
 pub struct AppState {
     project: Mutex<Project>,
     pub feed: Feed,
     pub capabilities: Arc<Capabilities>,
     pub agents: AgentHost,
+    pub runner: Supervisor,
+    /// The Pixi compiles lock packages with (none: packages have no lock).
+    pub compile_toolchain: Toolchain,
     pub sse_keepalive: Duration,
 }
 
@@ -57,6 +61,8 @@ impl AppState {
         project: Project,
         sse_keepalive: Duration,
         agents: AgentSetup,
+        runner: Supervisor,
+        compile_toolchain: Toolchain,
         base_url: String,
     ) -> AppState {
         let feed = Feed::default();
@@ -73,6 +79,8 @@ impl AppState {
             feed,
             capabilities,
             agents,
+            runner,
+            compile_toolchain,
             sse_keepalive,
         }
     }

@@ -727,3 +727,62 @@ async fn agent_routes_refuse_calls_without_a_session_and_bad_bodies() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_envelope(&body, "agent_command_rejected");
 }
+
+#[tokio::test]
+async fn runs_and_validations_are_gated_before_any_process_starts() {
+    let h = Harness::start().await;
+    for path in ["/api/runs", "/api/validations"] {
+        let (status, body) = h
+            .post(path, &json!({"idempotency_key": "launch-0001"}))
+            .await;
+        assert_eq!(status, StatusCode::CONFLICT, "{path}: {body}");
+        assert_envelope(&body, "workflow_not_ready");
+        let (status, body) = h.post(path, &json!({"idempotency_key": "short"})).await;
+        assert!(status.is_client_error(), "{path}: {body}");
+        assert!(body["code"].is_string(), "{body}");
+        let (status, body) = h.post(path, &json!({})).await;
+        assert!(status.is_client_error(), "the key is required: {body}");
+    }
+    let (status, body) = h.get("/api/runs/no-such-run?wait_ms=10").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert_envelope(&body, "not_found");
+    let (status, body) = h.post("/api/runs/no-such-run/cancel", &json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = h.get("/api/runs/x?wait_ms=abc").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+
+    let (status, evidence) = h.get("/api/evidence").await;
+    assert_eq!(status, StatusCode::OK, "{evidence}");
+    assert_eq!(evidence["validated"], false);
+    assert_eq!(evidence["receipts"], json!([]));
+    let (status, body) = h.get("/api/evidence?graph_revision=nonsense").await;
+    assert!(status.is_client_error(), "{body}");
+    let (status, body) = h.get("/api/mcp/evidence").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+}
+
+#[tokio::test]
+async fn a_ready_graph_without_pixi_reports_the_missing_toolchain() {
+    let dir = tempfile::tempdir().unwrap();
+    ready_project(dir.path());
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let config = ServerConfig {
+        pixi: None,
+        ..ServerConfig::loopback(dir.path(), "somite").unwrap()
+    };
+    let server = somite_server::start(&config, project).await.unwrap();
+    let client = Client::new();
+    let response = client
+        .post(format!("{}/api/runs", server.url()))
+        .json(&json!({"idempotency_key": "launch-0002"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = response.json().await.unwrap();
+    assert_envelope(&body, "toolchain_missing");
+    assert!(
+        body["recovery"].as_str().unwrap().contains("pixi"),
+        "the recovery says what to install: {body}"
+    );
+}

@@ -120,12 +120,21 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
                 read_only,
                 !matches!(
                     tool.name.as_ref(),
-                    "somite.graph.apply_transaction" | "somite.workflow.compile"
+                    "somite.graph.apply_transaction"
+                        | "somite.workflow.compile"
+                        | "somite.run.start"
+                        | "somite.validation.start"
+                        | "somite.run.cancel"
                 ),
                 "{}",
                 tool.name
             );
-            assert_eq!(annotations.open_world_hint, Some(false), "{}", tool.name);
+            // Launches run pipelines that may fetch packages and containers.
+            let launches = matches!(
+                tool.name.as_ref(),
+                "somite.run.start" | "somite.validation.start"
+            );
+            assert_eq!(annotations.open_world_hint, Some(launches), "{}", tool.name);
         }
         client.cancel().await.unwrap();
     }
@@ -217,6 +226,22 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
     // Compiling is gated by readiness: the FASTQ files do not exist.
     let blocked = failure(&client, "somite.workflow.compile", json!({})).await;
     assert_eq!(blocked["code"], "workflow_not_ready", "{blocked}");
+    for tool in ["somite.run.start", "somite.validation.start"] {
+        let blocked = failure(&client, tool, json!({"idempotency_key": "agent-run-0001"})).await;
+        assert_eq!(blocked["code"], "workflow_not_ready", "{tool}: {blocked}");
+    }
+    let missing = failure(
+        &client,
+        "somite.run.status",
+        json!({"run_id": "nope", "wait_ms": 10}),
+    )
+    .await;
+    assert_eq!(missing["code"], "not_found", "{missing}");
+    let missing = failure(&client, "somite.run.cancel", json!({"run_id": "../x"})).await;
+    assert_eq!(missing["code"], "not_found", "{missing}");
+    let evidence = ok(&client, "somite.evidence.lookup", json!({})).await;
+    assert_eq!(evidence["validated"], false, "{evidence}");
+    assert_eq!(evidence["graph_revision"], applied["graph_revision"]);
 
     // A closed input schema: unknown arguments are refused, never ignored.
     let Value::Object(extra) = json!({"surprise": 1}) else {

@@ -1,0 +1,178 @@
+//! Run and Validate through `somite serve`, as the web controls and the
+//! agent's tools use them: a launch is idempotent, its progress reaches the
+//! feed and the long-poll, and a validation's receipt is what makes the
+//! graph validated. (Cancellation of the process group is tested in
+//! `somite-runner`, where the stand-in's behaviour can be chosen.)
+//!
+//! Pixi and Nextflow cannot be installed on these machines, so `SOMITE_PIXI`
+//! points the runtime at `somite-pixi-standin`, a STAND-IN that follows
+//! their documented process contract (see `crates/somite-runner`); the
+//! runtime's own code path — compile, `pixi run --frozen`, trace parsing,
+//! receipts — is the production one.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn standin() -> PathBuf {
+    let path = Path::new(env!("CARGO_BIN_EXE_somite")).with_file_name("somite-pixi-standin");
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo build -p somite-runner --bins` \
+         (the workspace test run builds it)",
+        path.display()
+    );
+    path
+}
+
+/// Paired reads through fastp with the read files on disk.
+fn ready_project(root: &Path) {
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
+    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
+    let mut project = somite_project::Project::open(root, somite_project::Seed::Empty).unwrap();
+    let txn = serde_json::from_value(json!({
+        "base_state_revision": project.state_revision(),
+        "idempotency_key": "ready-graph-1",
+        "summary": "paired reads through fastp",
+        "operations": [
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
+             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
+            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
+            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
+        ]
+    }))
+    .unwrap();
+    project.apply_transaction(&txn).unwrap();
+}
+
+struct Serve {
+    child: Child,
+    url: String,
+}
+
+impl Serve {
+    fn start(project: &Path) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_somite"))
+            .args(["serve", "--port", "0", "--project"])
+            .arg(project)
+            .env("SOMITE_PIXI", standin())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_whitespace()
+            .nth(3)
+            .expect("serve prints its URL")
+            .trim_end_matches('/')
+            .to_owned();
+        Serve { child, url }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+async fn post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
+    let response = client.post(url).json(&body).send().await.unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+async fn get(client: &reqwest::Client, url: String) -> Value {
+    client.get(url).send().await.unwrap().json().await.unwrap()
+}
+
+async fn until_terminal(client: &reqwest::Client, serve: &Serve, run_id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = get(
+            client,
+            format!("{}/api/runs/{run_id}?wait_ms=5000", serve.url),
+        )
+        .await;
+        if ["completed", "failed", "cancelled"].contains(&status["phase"].as_str().unwrap_or("")) {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "the run did not end: {status}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_validation_through_the_runtime_ends_with_a_receipt_that_validates_the_graph() {
+    let project = tempfile::tempdir().unwrap();
+    ready_project(project.path());
+    let serve = Serve::start(project.path());
+    let client = reqwest::Client::new();
+
+    let evidence = get(&client, format!("{}/api/evidence", serve.url)).await;
+    assert_eq!(
+        evidence["validated"], false,
+        "compiled is not validated: {evidence}"
+    );
+
+    let (status, started) = post(
+        &client,
+        format!("{}/api/validations", serve.url),
+        json!({"idempotency_key": "validate-0001"}),
+    )
+    .await;
+    assert_eq!(status, 202, "{started}");
+    let run_id = started["run_id"].as_str().unwrap().to_owned();
+    let (_, replay) = post(
+        &client,
+        format!("{}/api/validations", serve.url),
+        json!({"idempotency_key": "validate-0001"}),
+    )
+    .await;
+    assert_eq!(replay["run_id"], run_id.as_str());
+    assert_eq!(replay["replayed"], true);
+    let (status, conflict) = post(
+        &client,
+        format!("{}/api/runs", serve.url),
+        json!({"idempotency_key": "validate-0001"}),
+    )
+    .await;
+    assert_eq!(
+        (status, conflict["code"].as_str()),
+        (409, Some("idempotency_conflict")),
+        "{conflict}"
+    );
+
+    let done = until_terminal(&client, &serve, &run_id).await;
+    assert_eq!(done["phase"], "completed", "{done}");
+    assert_eq!(done["states"]["trim"], "done", "{done}");
+    let receipt = done["evidence_receipt"]
+        .as_str()
+        .expect("a receipt")
+        .to_owned();
+
+    let evidence = get(&client, format!("{}/api/evidence", serve.url)).await;
+    assert_eq!(evidence["validated"], true, "{evidence}");
+    assert_eq!(evidence["receipts"].as_array().unwrap().len(), 1);
+    let feed = get(&client, format!("{}/api/activity?after=0", serve.url)).await;
+    let runs: Vec<&Value> = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "run" && e["data"]["run_id"] == run_id.as_str())
+        .collect();
+    assert!(runs.len() >= 3, "progress reaches the feed: {runs:#?}");
+    assert_eq!(
+        runs.last().unwrap()["data"]["evidence_receipt"],
+        receipt.as_str()
+    );
+}
