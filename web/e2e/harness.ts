@@ -16,6 +16,8 @@ import type { BrowserContext, Page } from "playwright-core";
 const WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const RESULTS_DIR = join(WEB_ROOT, "test-results");
 const SOMITE_BIN = resolve(WEB_ROOT, process.env.SOMITE_BIN ?? "../target/debug/somite");
+/** The scripted ACP agent, built next to `somite` (`cargo build -p somite-test-agent`). */
+const TEST_AGENT_BIN = resolve(WEB_ROOT, process.env.SOMITE_TEST_AGENT ?? join(dirname(SOMITE_BIN), "somite-test-agent"));
 const CHROMIUM = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
 const BUNDLE = join(WEB_ROOT, "dist");
 
@@ -64,6 +66,14 @@ export async function startSomite(): Promise<Somite> {
   };
 }
 
+/** The absolute path of `somite-test-agent`, or an error saying how to build it. */
+export function testAgentPath(): string {
+  if (!existsSync(TEST_AGENT_BIN)) {
+    throw new Error(`no somite-test-agent at ${TEST_AGENT_BIN}; build it with \`cargo build -p somite-test-agent\` or set SOMITE_TEST_AGENT`);
+  }
+  return TEST_AGENT_BIN;
+}
+
 export interface Browser {
   readonly page: Page;
   close(): Promise<void>;
@@ -88,6 +98,7 @@ export async function openBrowser(options: { colorScheme?: "light" | "dark" } = 
     ],
     viewport: { width: 1440, height: 900 },
     deviceScaleFactor: 1,
+    acceptDownloads: true,
     colorScheme: options.colorScheme ?? "light",
   });
   const page = context.pages()[0] ?? (await context.newPage());

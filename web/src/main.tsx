@@ -3,13 +3,16 @@ import "./styles.css";
 import { ReactFlowProvider } from "@xyflow/react";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { createApi } from "./api/endpoints";
+import { createAgentApi, createApi, createControlsApi } from "./api/endpoints";
 import { openFeed } from "./api/feed";
 import { HttpClient } from "./api/http";
 import { App } from "./shell/App";
 import type { Services } from "./shell/context";
 import { ServicesContext } from "./shell/context";
+import { saveDownload } from "./shell/download";
+import { AgentStore } from "./state/agent";
 import { ContractCache } from "./state/contracts";
+import { Controls } from "./state/controls";
 import { Workspace } from "./state/workspace";
 
 const http = new HttpClient();
@@ -18,8 +21,13 @@ const services: Services = {
   api,
   workspace: new Workspace({ api, openFeed: (after, listener) => openFeed(http, after, listener) }),
   contracts: new ContractCache(api),
+  controls: new Controls({ api: createControlsApi(http), save: saveDownload }),
+  agent: new AgentStore({ api: createAgentApi(http), activity: (after) => api.activity(after) }),
 };
+services.workspace.tap(services.controls.feedTap);
+services.workspace.tap(services.agent.feedTap);
 void services.workspace.start();
+void services.agent.start();
 
 const root = document.getElementById("root");
 if (!root) throw new Error("index.html has no #root element");

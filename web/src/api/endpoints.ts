@@ -2,15 +2,34 @@
  * The runtime's routes as typed calls. Each names its schema and byte bound
  * so nothing reaches browser state unchecked.
  */
+import type { z } from "zod/mini";
 import type { HttpClient } from "./http";
-import { MAX_DOCUMENT_REPLY_BYTES, MAX_REPLY_BYTES } from "./limits";
+import {
+  MAX_DOCUMENT_REPLY_BYTES,
+  MAX_EXPORT_BYTES,
+  MAX_REPLY_BYTES,
+  PACKAGE_TIMEOUT_MS,
+  RUN_POLL_TIMEOUT_MS,
+  RUN_WAIT_MS,
+} from "./limits";
 import * as s from "./schemas";
 import type {
   ActivityPage,
   Assessment,
   CatalogPage,
+  CleanupReport,
+  CompileSummary,
+  ConfigOption,
+  ConfigValue,
+  ConnectRequest,
+  Download,
+  EvidenceLookup,
   GraphTransaction,
+  LauncherList,
   OperatorReply,
+  RunStarted,
+  RunStatus,
+  SessionView,
   TransactionReply,
   WorkflowView,
 } from "./types";
@@ -71,4 +90,115 @@ export function createApi(http: HttpClient): SomiteApi {
 
 export async function currentFeedCursor(api: SomiteApi, signal?: AbortSignal): Promise<number> {
   return (await api.activity(BEYOND_ANY_CURSOR, signal)).last_cursor;
+}
+
+/** Compile, export, runs, validations and evidence: what the Controls bar asks. */
+export interface ControlsApi {
+  compile(): Promise<CompileSummary>;
+  exportZip(): Promise<Download>;
+  startRun(idempotencyKey: string): Promise<RunStarted>;
+  startValidation(idempotencyKey: string): Promise<RunStarted>;
+  /** Long-polls: answers when the status has a revision other than `sinceRevision`, or after `waitMs`. */
+  runStatus(runId: string, waitMs: number, sinceRevision: number | undefined, signal?: AbortSignal): Promise<RunStatus>;
+  cancelRun(runId: string): Promise<RunStatus>;
+  evidence(graphRevision: string, signal?: AbortSignal): Promise<EvidenceLookup>;
+}
+
+export function createControlsApi(http: HttpClient): ControlsApi {
+  return {
+    compile: () =>
+      http.request({
+        path: "/api/compile",
+        method: "POST",
+        body: {},
+        schema: s.compileSummary,
+        maxBytes: MAX_REPLY_BYTES,
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    exportZip: () =>
+      http.download({
+        path: "/api/export",
+        body: {},
+        contentType: "application/zip",
+        maxBytes: MAX_EXPORT_BYTES,
+        maxErrorBytes: MAX_DOCUMENT_REPLY_BYTES,
+        fallbackName: "workflow.zip",
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    startRun: (key) =>
+      http.request({
+        path: "/api/runs",
+        method: "POST",
+        body: { idempotency_key: key },
+        schema: s.runStarted,
+        maxBytes: MAX_DOCUMENT_REPLY_BYTES,
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    startValidation: (key) =>
+      http.request({
+        path: "/api/validations",
+        method: "POST",
+        body: { idempotency_key: key },
+        schema: s.runStarted,
+        maxBytes: MAX_DOCUMENT_REPLY_BYTES,
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    runStatus: (runId, waitMs, sinceRevision, signal) => {
+      const query = new URLSearchParams({ wait_ms: String(waitMs) });
+      if (sinceRevision !== undefined) query.set("since_revision", String(sinceRevision));
+      return http.request({
+        path: `/api/runs/${encodeURIComponent(runId)}?${query.toString()}`,
+        schema: s.runStatus,
+        maxBytes: MAX_REPLY_BYTES,
+        timeoutMs: waitMs + RUN_POLL_TIMEOUT_MS - RUN_WAIT_MS,
+        signal,
+      });
+    },
+    cancelRun: (runId) =>
+      http.request({
+        path: `/api/runs/${encodeURIComponent(runId)}/cancel`,
+        method: "POST",
+        body: {},
+        schema: s.runStatus,
+        maxBytes: MAX_REPLY_BYTES,
+      }),
+    evidence: (graphRevision, signal) =>
+      http.request({
+        path: `/api/evidence?${new URLSearchParams({ graph_revision: graphRevision }).toString()}`,
+        schema: s.evidenceLookup,
+        maxBytes: MAX_REPLY_BYTES,
+        signal,
+      }),
+  };
+}
+
+/** The Agent panel's routes. */
+export interface AgentApi {
+  launchers(signal?: AbortSignal): Promise<LauncherList>;
+  session(signal?: AbortSignal): Promise<SessionView>;
+  connect(request: ConnectRequest): Promise<SessionView>;
+  prompt(text: string): Promise<{ turn: number }>;
+  cancel(): Promise<void>;
+  answerPermission(permissionId: string, answer: { option_id: string } | { cancel: true }): Promise<void>;
+  setConfig(configId: string, value: ConfigValue): Promise<ConfigOption[] | undefined>;
+  disconnect(): Promise<CleanupReport>;
+}
+
+export function createAgentApi(http: HttpClient): AgentApi {
+  const post = <T>(path: string, body: unknown, schema: z.ZodMiniType<T>) =>
+    http.request({ path, method: "POST", body, schema, maxBytes: MAX_REPLY_BYTES });
+  return {
+    launchers: (signal) => http.request({ path: "/api/agent/launchers", schema: s.launcherList, maxBytes: MAX_REPLY_BYTES, signal }),
+    session: (signal) => http.request({ path: "/api/agent/session", schema: s.sessionView, maxBytes: MAX_REPLY_BYTES, signal }),
+    connect: (request) => post("/api/agent/connect", request, s.sessionView),
+    prompt: (text) => post("/api/agent/prompt", { text }, s.promptReply),
+    cancel: async () => {
+      await post("/api/agent/cancel", {}, s.emptyReply);
+    },
+    answerPermission: async (permissionId, answer) => {
+      await post(`/api/agent/permissions/${encodeURIComponent(permissionId)}`, answer, s.emptyReply);
+    },
+    setConfig: async (configId, value) => (await post("/api/agent/config", { config_id: configId, value }, s.configReply)).config_options,
+    disconnect: async () => (await post("/api/agent/disconnect", {}, s.disconnectReply)).cleanup,
+  };
 }

@@ -20,6 +20,21 @@ export interface JsonRequest<T> {
   readonly schema: z.ZodMiniType<T>;
   readonly maxBytes: number;
   readonly signal?: AbortSignal;
+  /** Overrides the default timeout, e.g. for a long-poll that waits on purpose. */
+  readonly timeoutMs?: number;
+}
+
+/** A POST whose success is a file (a zip), not JSON; failures are still the JSON envelope. */
+export interface DownloadRequest {
+  readonly path: string;
+  readonly body: unknown;
+  /** The only content type accepted for the file. */
+  readonly contentType: string;
+  readonly maxBytes: number;
+  /** The bound on an error envelope, which is JSON. */
+  readonly maxErrorBytes: number;
+  readonly fallbackName: string;
+  readonly timeoutMs?: number;
 }
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -31,7 +46,8 @@ export class HttpClient {
     const method = request.method ?? "GET";
     const route = `${method} ${request.path.split("?")[0] ?? request.path}`;
     assertSameOrigin(request.path);
-    const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    const timeoutMs = request.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
     let response: Response;
     try {
@@ -47,28 +63,56 @@ export class HttpClient {
         signal,
       });
     } catch (error) {
-      throw transportFailure(route, error, timeout);
+      throw transportFailure(route, error, timeout, timeoutMs);
     }
     let text: string;
     try {
-      text = await readBounded(response, request.maxBytes, route);
+      text = decodeUtf8(await readBounded(response, request.maxBytes, route), route);
     } catch (error) {
       if (error instanceof ClientError) throw error;
-      throw transportFailure(route, error, timeout);
+      throw transportFailure(route, error, timeout, timeoutMs);
     }
     const json = parseJson(text, route);
-    if (!response.ok) {
-      const envelope = validate(errorEnvelope, json, route, `an error (HTTP ${response.status})`);
-      throw new ApiError(
-        route,
-        response.status,
-        envelope.code,
-        envelope.message,
-        envelope.recovery,
-        envelope.details,
-      );
-    }
+    if (!response.ok) throw apiError(route, response.status, json);
     return validate(request.schema, json, route, "a reply");
+  }
+
+  /**
+   * Posts `body` and reads a file back, bounded like any reply; the runtime's
+   * JSON refusal is turned into an `ApiError` exactly as `request` does.
+   */
+  async download(request: DownloadRequest): Promise<{ blob: Blob; filename: string }> {
+    const route = `POST ${request.path.split("?")[0] ?? request.path}`;
+    assertSameOrigin(request.path);
+    const timeoutMs = request.timeoutMs ?? REQUEST_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    try {
+      response = await this.fetchImpl(request.path, {
+        method: "POST",
+        headers: { Accept: `${request.contentType}, application/json`, "Content-Type": "application/json" },
+        body: JSON.stringify(request.body),
+        credentials: "same-origin",
+        cache: "no-store",
+        signal: timeout,
+      });
+    } catch (error) {
+      throw transportFailure(route, error, timeout, timeoutMs);
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBounded(response, response.ok ? request.maxBytes : request.maxErrorBytes, route);
+    } catch (error) {
+      if (error instanceof ClientError) throw error;
+      throw transportFailure(route, error, timeout, timeoutMs);
+    }
+    if (!response.ok) throw apiError(route, response.status, parseJson(decodeUtf8(bytes, route), route));
+    const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+    if (type !== request.contentType) {
+      throw new ClientError(route, "malformed", `${route} sent ${type || "a reply without a type"}, not ${request.contentType}`);
+    }
+    const filename = attachmentName(response.headers.get("content-disposition")) ?? request.fallbackName;
+    return { blob: new Blob([bytes as BlobPart], { type: request.contentType }), filename };
   }
 
   /**
@@ -106,19 +150,38 @@ function assertSameOrigin(path: string): void {
   }
 }
 
-function transportFailure(route: string, error: unknown, timeout: AbortSignal): Error {
+function apiError(route: string, status: number, json: unknown): ApiError {
+  const envelope = validate(errorEnvelope, json, route, `an error (HTTP ${String(status)})`);
+  return new ApiError(route, status, envelope.code, envelope.message, envelope.recovery, envelope.details);
+}
+
+/**
+ * The file name of a `Content-Disposition: attachment; filename="…"`,
+ * reduced to a safe base name; `undefined` when there is none.
+ */
+export function attachmentName(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const match = /filename="([^"]*)"/i.exec(header) ?? /filename=([^;\s]+)/i.exec(header);
+  const raw = match?.[1];
+  if (!raw) return undefined;
+  const base = raw.split(/[\\/]/).pop() ?? "";
+  const safe = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "").slice(0, 128);
+  return safe === "" ? undefined : safe;
+}
+
+function transportFailure(route: string, error: unknown, timeout: AbortSignal, timeoutMs = REQUEST_TIMEOUT_MS): Error {
   if (timeout.aborted) {
-    return new ClientError(route, "timeout", `${route} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    return new ClientError(route, "timeout", `${route} did not answer within ${String(timeoutMs / 1000)} s`);
   }
   if (error instanceof DOMException && error.name === "AbortError") return error;
   return new ClientError(route, "network", `${route} could not reach the Somite runtime`);
 }
 
 /**
- * Reads a body as UTF-8 text, refusing it as soon as it exceeds `maxBytes`
- * (a declared Content-Length is checked before anything is read).
+ * Reads a body, refusing it as soon as it exceeds `maxBytes` (a declared
+ * Content-Length is checked before anything is read).
  */
-async function readBounded(response: Response, maxBytes: number, route: string): Promise<string> {
+async function readBounded(response: Response, maxBytes: number, route: string): Promise<Uint8Array> {
   const tooLarge = () =>
     new ClientError(route, "too_large", `${route} sent a reply larger than ${formatBytes(maxBytes)}; it was refused`);
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
@@ -126,7 +189,7 @@ async function readBounded(response: Response, maxBytes: number, route: string):
     await response.body?.cancel();
     throw tooLarge();
   }
-  if (!response.body) return "";
+  if (!response.body) return new Uint8Array(0);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -140,7 +203,7 @@ async function readBounded(response: Response, maxBytes: number, route: string):
     }
     chunks.push(value);
   }
-  return decodeUtf8(concat(chunks, total), route);
+  return concat(chunks, total);
 }
 
 function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {

@@ -27,3 +27,26 @@ export const MAX_TITLE_CHARS = 200;
 
 /** Characters in one sticky note. */
 export const MAX_NOTE_CHARS = 20_000;
+
+/** An exported zip: the package plus its evidence (at most 64 MiB of receipts). */
+export const MAX_EXPORT_BYTES = 256 * MiB;
+
+/** How long one run-status long-poll asks the runtime to wait (it caps at 25 s). */
+export const RUN_WAIT_MS = 20_000;
+/** The client-side timeout for that long-poll: the wait plus room to answer. */
+export const RUN_POLL_TIMEOUT_MS = RUN_WAIT_MS + 10_000;
+
+/** Compile and export freeze the graph and may run `pixi lock`: slower than an edit. */
+export const PACKAGE_TIMEOUT_MS = 180_000;
+
+/** A prompt the runtime accepts, in UTF-8 bytes. */
+export const MAX_PROMPT_BYTES = 256 * 1024;
+
+/** A custom agent command: tokens, and bytes per token (somite-acp's limits). */
+export const MAX_ARGV_TOKENS = 64;
+export const MAX_ARGV_TOKEN_BYTES = 4 * 1024;
+
+/** Entries the agent feed keeps on screen; older ones are dropped first. */
+export const MAX_AGENT_FEED_ENTRIES = 2000;
+/** Characters of one merged message kept (a runaway stream stays bounded). */
+export const MAX_AGENT_TEXT_CHARS = 200_000;

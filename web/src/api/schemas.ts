@@ -320,3 +320,295 @@ export const assessment = z.object({
   items: z.array(readinessItem),
   nodes: z.array(nodeAssessment),
 });
+
+// ---- compile, export, runs and evidence ---------------------------------------
+
+/** `run-<13 digits>-<8 hex>` today; anything path-safe is accepted. */
+const runId = z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,128}$/, "expected a run id"));
+
+export const compileSummary = z.object({
+  digest: z.string().check(z.minLength(1)),
+  path: z.string(),
+  graph_revision: revision,
+  files: count,
+  bytes: count,
+  reused: z.boolean(),
+  pixi: z.enum(["locked", "unavailable", "failed"]),
+  pixi_failure: z.optional(z.string()),
+  toolchain: z._default(z.array(readinessItem), []),
+});
+
+export const runKind = z.enum(["run", "validation"]);
+export const runPhase = z.enum(["preparing", "running", "finalizing", "completed", "failed", "cancelling", "cancelled"]);
+export const nodeRunState = z.enum(["queued", "running", "cached", "done", "failed", "skipped", "cancelled"]);
+
+export const runStarted = z.object({
+  run_id: runId,
+  kind: runKind,
+  graph_revision: revision,
+  closure_digest: revision,
+  profile: z.string(),
+  replayed: z._default(z.boolean(), false),
+});
+
+const runProgress = z
+  .object({
+    completed: count,
+    total: count,
+    unit: z.string(),
+    message: z.string(),
+  })
+  .check(z.refine((p) => p.completed <= p.total, "progress.completed exceeds progress.total"));
+
+const fixtureBinding = z.object({
+  node_id: z.string(),
+  param: z.string(),
+  port_type: z.string(),
+  fixture: z.string(),
+  path: z.string(),
+  digest: revision,
+  bytes: count,
+});
+
+const parameterOverride = z.object({
+  scope: z.string(),
+  node_id: z.string(),
+  param: z.string(),
+  packaged: z.unknown(),
+  used: z.unknown(),
+  reason: z.string(),
+});
+
+export const runStatus = z.object({
+  run_id: runId,
+  kind: runKind,
+  phase: runPhase,
+  revision: count,
+  graph_revision: revision,
+  closure_digest: revision,
+  profile: z.string(),
+  states: z.record(z.string(), nodeRunState),
+  progress: runProgress,
+  exit_code: z.nullable(z.int()),
+  error: z.nullable(errorEnvelope),
+  evidence_receipt: z.nullable(revision),
+  overrides: z._default(z.array(parameterOverride), []),
+  fixtures: z._default(z.array(fixtureBinding), []),
+  output_dir: z.string(),
+  stderr_tail: z._default(z.array(z.string()), []),
+  started_at: z.string(),
+  ended_at: z.nullable(z.string()),
+});
+
+export const receiptResult = z.enum(["passed", "failed", "inconclusive"]);
+
+/** The parts of an evidence receipt the workspace shows; the rest stays on disk. */
+export const evidenceReceipt = z.object({
+  digest: revision,
+  recorded_at: z.string(),
+  run_id: z.string(),
+  subject: z.object({ graph_revision: revision }),
+  closure_digest: revision,
+  result: receiptResult,
+  reason: z.nullable(z.string()),
+  exit_code: z.nullable(z.int()),
+});
+
+export const evidenceLookup = z.object({
+  graph_revision: revision,
+  validated: z.boolean(),
+  receipts: z.array(evidenceReceipt),
+  problems: z._default(
+    z.array(z.object({ digest: z.string(), problem: z.string(), detail: z.string() })),
+    [],
+  ),
+});
+
+// ---- the Agent panel -------------------------------------------------------------
+
+const launchCommand = z.object({
+  program: z.string().check(z.minLength(1)),
+  args: z.array(z.string()),
+  env: z._default(z.record(z.string(), z.string()), {}),
+});
+
+const launcherStatus = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("installed"), command: launchCommand }),
+  z.object({ kind: z.literal("package"), runner: z.enum(["npx", "uvx"]), command: launchCommand }),
+  z.object({ kind: z.literal("not_installed"), missing: z.string(), archive: z.nullable(z.optional(z.string())) }),
+  z.object({ kind: z.literal("rejected"), reason: z.string() }),
+]);
+
+export const launcher = z.object({
+  id: z.string().check(z.minLength(1)),
+  name: z.string(),
+  registry_version: z.string(),
+  description: z.string(),
+  status: launcherStatus,
+});
+
+export const launcherList = z.object({
+  /** Where the registry came from: `{kind: "source", name}` or `{kind: "bundled_fallback", reason}`. */
+  registry: z.object({
+    kind: z.optional(z.string()),
+    name: z.optional(z.string()),
+    reason: z.optional(z.string()),
+    source: z.optional(z.string()),
+    fetched_at: z.optional(z.nullable(z.string())),
+  }),
+  launchers: z.array(launcher),
+});
+
+const configChoice = z.object({
+  value: z.string(),
+  name: z.string(),
+  description: z.optional(z.nullable(z.string())),
+  group: z.optional(z.nullable(z.string())),
+});
+
+export const configOption = z.object({
+  id: z.string().check(z.minLength(1)),
+  name: z.string(),
+  description: z.optional(z.nullable(z.string())),
+  category: z.optional(z.nullable(z.string())),
+  control: z.discriminatedUnion("type", [
+    z.object({ type: z.literal("select"), current_value: z.string(), choices: z.array(configChoice) }),
+    z.object({ type: z.literal("boolean"), current_value: z.boolean() }),
+  ]),
+});
+
+const toolIdentity = z.object({ server: z.string(), tool: z.string() });
+
+export const toolCallView = z.object({
+  tool_call_id: z.string().check(z.minLength(1)),
+  title: z.string(),
+  kind: z._default(z.string(), "other"),
+  status: z.enum(["pending", "in_progress", "completed", "failed"]),
+  identity: z.optional(z.nullable(toolIdentity)),
+  raw_input: z.optional(z.unknown()),
+  raw_output: z.optional(z.unknown()),
+  content: z._default(z.array(z.string()), []),
+  locations: z._default(z.array(z.string()), []),
+});
+
+/** `g<generation>-p<n>`: goes into a URL path, so held to exactly that. */
+const permissionId = z.string().check(z.regex(/^g[0-9]{1,20}-p[0-9]{1,20}$/, "expected a permission id"));
+
+export const permissionChoice = z.object({
+  option_id: z.string().check(z.minLength(1)),
+  name: z.string(),
+  kind: z.enum(["allow_once", "allow_always", "reject_once", "reject_always"]),
+});
+
+export const pendingPermission = z.object({
+  id: permissionId,
+  tool_call: toolCallView,
+  options: z.array(permissionChoice),
+  reason: z.object({
+    kind: z.string(),
+    identity: z.optional(z.nullable(toolIdentity)),
+    claim: z.optional(z.string()),
+    claims: z.optional(z.array(z.string())),
+    action: z.optional(z.nullable(z.string())),
+  }),
+  timeout_ms: count,
+});
+
+const exitSummary = z.object({ code: z.nullable(z.int()), signal: z.nullable(z.int()) });
+
+export const endReason = z.object({
+  kind: z.string().check(z.minLength(1)),
+  exit: z.optional(z.nullable(exitSummary)),
+  stderr_tail: z.optional(z.string()),
+  limit: z.optional(count),
+  message: z.optional(z.string()),
+});
+
+export const cleanupReport = z.object({
+  agent_exit: z.nullable(exitSummary),
+  stop: z.string(),
+  workspace: z.object({ kind: z.string(), path: z.string(), error: z.optional(z.string()) }),
+});
+
+const agentInfo = z.object({
+  name: z.optional(z.nullable(z.string())),
+  title: z.optional(z.nullable(z.string())),
+  version: z.optional(z.nullable(z.string())),
+});
+
+const loginMethod = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.optional(z.nullable(z.string())),
+  kind: z.string(),
+});
+
+export const sessionView = z.object({
+  state: z.enum(["disconnected", "connecting", "login_required", "ready", "prompting", "ended"]),
+  generation: z.nullable(count),
+  command: z.nullable(z.array(z.string())),
+  session: z.nullable(
+    z.object({
+      session_id: z.string(),
+      agent: agentInfo,
+      workspace: z.optional(z.string()),
+    }),
+  ),
+  config_options: z._default(z.array(configOption), []),
+  login_methods: z._default(z.array(loginMethod), []),
+  pending_permissions: z._default(z.array(pendingPermission), []),
+  turn: z.nullable(count),
+  ended: z.nullable(endReason),
+});
+
+export const promptReply = z.object({ turn: count });
+export const emptyReply = z.object({});
+export const configReply = z.object({ config_options: z.optional(z.array(configOption)) });
+export const disconnectReply = z.object({ cleanup: cleanupReport });
+
+const turn = z.nullable(count);
+
+const planEntry = z.object({
+  content: z.string(),
+  priority: z.string(),
+  status: z.enum(["pending", "in_progress", "completed"]),
+});
+
+/** The `data` of an `agent` feed event, by `type`. */
+export const agentEventData = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready"), generation: count, session: z.object({ agent: agentInfo, session_id: z.string() }) }),
+  z.object({ type: z.literal("login_required"), generation: count, methods: z.array(loginMethod) }),
+  z.object({ type: z.literal("user_message"), generation: count, turn: count, text: z.string() }),
+  z.object({ type: z.literal("agent_message"), generation: count, turn, text: z.string() }),
+  z.object({ type: z.literal("agent_thought"), generation: count, turn, text: z.string() }),
+  z.object({ type: z.literal("tool_call"), generation: count, turn, tool_call: toolCallView }),
+  z.object({ type: z.literal("plan"), generation: count, turn, entries: z.array(planEntry) }),
+  z.object({ type: z.literal("config_options"), generation: count, options: z.array(configOption) }),
+  z.object({ type: z.literal("mode_changed"), generation: count, mode_id: z.string() }),
+  z.object({ type: z.literal("permission_requested"), generation: count, permission: pendingPermission }),
+  z.object({
+    type: z.literal("permission_resolved"),
+    generation: count,
+    permission_id: permissionId,
+    tool_call_id: z.string(),
+    resolution: z.object({
+      by: z.enum(["policy", "user", "timeout", "turn_cancelled", "session_ended"]),
+      option_id: z.optional(z.string()),
+      answer: z.optional(z.object({ outcome: z.enum(["selected", "cancelled"]), option_id: z.optional(z.string()) })),
+    }),
+  }),
+  z.object({
+    type: z.literal("turn_ended"),
+    generation: count,
+    turn: count,
+    outcome: z.object({ kind: z.string(), message: z.optional(z.string()) }),
+  }),
+  z.object({ type: z.literal("ended"), generation: count, reason: endReason, cleanup: cleanupReport }),
+  z.object({ type: z.literal("transcript_failed"), generation: count, message: z.string() }),
+]);
+
+/** The `data` of a `compile` feed event. */
+export const compileEventData = z.object({
+  source: z.object({ kind: z.enum(["human", "agent"]) }),
+  summary: compileSummary,
+});

@@ -23,6 +23,35 @@ export type NodeAssessment = z.infer<typeof s.nodeAssessment>;
 export type ItemKind = z.infer<typeof s.itemKind>;
 export type ParamValue = WorkflowNode["params"][string];
 
+export type CompileSummary = z.infer<typeof s.compileSummary>;
+export type RunKind = z.infer<typeof s.runKind>;
+export type RunPhase = z.infer<typeof s.runPhase>;
+export type NodeRunState = z.infer<typeof s.nodeRunState>;
+export type RunStarted = z.infer<typeof s.runStarted>;
+export type RunStatus = z.infer<typeof s.runStatus>;
+export type EvidenceLookup = z.infer<typeof s.evidenceLookup>;
+export type EvidenceReceipt = z.infer<typeof s.evidenceReceipt>;
+export type Launcher = z.infer<typeof s.launcher>;
+export type LauncherList = z.infer<typeof s.launcherList>;
+export type ConfigOption = z.infer<typeof s.configOption>;
+export type ToolCallView = z.infer<typeof s.toolCallView>;
+export type PendingPermission = z.infer<typeof s.pendingPermission>;
+export type PermissionChoice = z.infer<typeof s.permissionChoice>;
+export type EndReason = z.infer<typeof s.endReason>;
+export type CleanupReport = z.infer<typeof s.cleanupReport>;
+export type SessionView = z.infer<typeof s.sessionView>;
+export type AgentEventData = z.infer<typeof s.agentEventData>;
+export type ConfigValue = string | boolean;
+
+/** How the panel asks for an agent: a registry launcher, or the user's own argv. */
+export type ConnectRequest = { readonly launcher: string } | { readonly command: readonly string[] };
+
+/** A downloaded file: its bytes and the name the runtime gave it. */
+export interface Download {
+  readonly blob: Blob;
+  readonly filename: string;
+}
+
 /** The closed operation shapes of DESIGN.md "Transaction operations". */
 export type Operation =
   | { op: "add_operator"; node_id: string; operator_id: string; params?: Record<string, ParamValue>; x: number; y: number }

@@ -28,7 +28,7 @@ import type {
 } from "@xyflow/react";
 import type { DragEvent } from "react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Assessment, WorkflowDocument } from "../api/types";
+import type { Assessment, NodeRunState, WorkflowDocument } from "../api/types";
 import { useServices } from "../shell/context";
 import { CanvasDocumentContext, refusalOf } from "./canvasDocument";
 import { ConnectionLine } from "./ConnectionLine";
@@ -52,6 +52,8 @@ const NO_POSITIONS: ReadonlyMap<string, XYPosition> = new Map();
 export interface CanvasProps {
   readonly document: WorkflowDocument;
   readonly readiness: Assessment | undefined;
+  /** Per-node states of the run on screen, when it ran this graph. */
+  readonly runStates?: ReadonlyMap<string, NodeRunState> | undefined;
   readonly labels: ReadonlyMap<string, OperatorLabel>;
   readonly selection: Selection;
   readonly onSelectionChange: (selection: Selection) => void;
@@ -59,13 +61,13 @@ export interface CanvasProps {
   readonly colorMode: "light" | "dark";
 }
 
-export function Canvas({ document, readiness, labels, selection, onSelectionChange, actions, colorMode }: CanvasProps) {
+export function Canvas({ document, readiness, runStates, labels, selection, onSelectionChange, actions, colorMode }: CanvasProps) {
   const { workspace } = useServices();
   const flow = useReactFlow<CanvasNode, CanvasEdge>();
 
   const decorations = useMemo<Decorations>(
-    () => ({ labels, assessments: new Map(readiness?.nodes.map((n) => [n.node_id, n])) }),
-    [labels, readiness],
+    () => ({ labels, assessments: new Map(readiness?.nodes.map((n) => [n.node_id, n])), runStates }),
+    [labels, readiness, runStates],
   );
   const fresh = useMemo(() => toCanvasNodes(document, decorations), [document, decorations]);
 

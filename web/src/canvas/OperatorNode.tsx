@@ -11,7 +11,7 @@ import { splitTitle } from "./titles";
 
 /** One operator on the canvas: its title, readiness badges and typed ports. */
 export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<OperatorFlowNode>) {
-  const { node, label, assessment, connectedInputs } = data;
+  const { node, label, assessment, connectedInputs, runState } = data;
   const { name, purpose } = splitTitle(label?.title ?? node.operator_id);
   return (
     <article className={`op-node op-node--${label?.kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
@@ -32,6 +32,13 @@ export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<Opera
           {node.id}
         </span>
       </header>
+      {runState && (
+        <p className="op-node__run">
+          <span className={`run-state run-state--${runState}`} data-run-state={runState} title={`In the run on screen: ${runState}`}>
+            {runState}
+          </span>
+        </p>
+      )}
       <Badges assessment={assessment} />
       <div className="op-node__ports">
         <ul className="port-list port-list--in" aria-label="Inputs">

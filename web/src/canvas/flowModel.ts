@@ -7,7 +7,7 @@
  * object identity, so a 500-node graph re-renders only what an edit touched.
  */
 import type { Edge, Node, XYPosition } from "@xyflow/react";
-import type { NodeAssessment, WorkflowDocument, WorkflowNode, WorkflowNote } from "../api/types";
+import type { NodeAssessment, NodeRunState, WorkflowDocument, WorkflowNode, WorkflowNote } from "../api/types";
 import { familyColor } from "./portTypes";
 import { inputHandle, outputHandle } from "./handles";
 
@@ -23,6 +23,8 @@ export type OperatorNodeData = {
   readonly label: OperatorLabel | undefined;
   readonly assessment: NodeAssessment | undefined;
   readonly connectedInputs: readonly string[];
+  /** The node's state in the run on screen, when it is of this graph. */
+  readonly runState: NodeRunState | undefined;
   readonly signature: string;
 };
 
@@ -38,6 +40,7 @@ export type CanvasNode = OperatorFlowNode | NoteFlowNode;
 export interface Decorations {
   readonly labels: ReadonlyMap<string, OperatorLabel>;
   readonly assessments: ReadonlyMap<string, NodeAssessment>;
+  readonly runStates?: ReadonlyMap<string, NodeRunState>;
 }
 
 export function toCanvasNodes(document: WorkflowDocument, decorations: Decorations): CanvasNode[] {
@@ -49,6 +52,7 @@ export function toCanvasNodes(document: WorkflowDocument, decorations: Decoratio
     const label = decorations.labels.get(node.operator_id);
     const assessment = decorations.assessments.get(node.id);
     const connectedInputs = connected.get(node.id) ?? [];
+    const runState = decorations.runStates?.get(node.id);
     return {
       id: node.id,
       type: "operator",
@@ -58,7 +62,8 @@ export function toCanvasNodes(document: WorkflowDocument, decorations: Decoratio
         label,
         assessment,
         connectedInputs,
-        signature: JSON.stringify([node, label, assessment?.badges, assessment?.ready, connectedInputs]),
+        runState,
+        signature: JSON.stringify([node, label, assessment?.badges, assessment?.ready, connectedInputs, runState]),
       },
     };
   });

@@ -1,11 +1,12 @@
 /**
- * The workspace layout: top bar, catalog palette, canvas, inspector and the
- * readiness status bar. A Controls bar (compile, run, validate, export) and
- * the Agent panel slot in beside these once their runtime routes exist.
+ * The workspace layout: top bar with the edit and workflow controls, catalog
+ * palette, canvas (with the run panel over it), inspector, the Agent panel
+ * when open, and the readiness status bar.
  */
-import { useCallback, useEffect, useMemo, useState } from "react";
-import type { WorkflowDocument } from "../api/types";
+import { Suspense, lazy, useCallback, useEffect, useMemo, useState } from "react";
+import type { NodeRunState, WorkflowDocument } from "../api/types";
 import { Canvas } from "../canvas/Canvas";
+import { ControlsBar } from "../controls/ControlsBar";
 import { deleteEdits } from "../canvas/edits";
 import type { OperatorLabel } from "../canvas/flowModel";
 import type { Selection } from "../canvas/selection";
@@ -14,18 +15,30 @@ import { useCanvasActions } from "../canvas/useCanvasActions";
 import type { FieldFocus } from "../inspector/Inspector";
 import { Inspector } from "../inspector/Inspector";
 import { Palette } from "../palette/Palette";
+import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
 import { useResolve } from "../readiness/useResolve";
-import { useContractEntries, useServices, useWorkspaceState } from "./context";
+import { isConnected } from "../state/agent";
+import { evidenceVerdict, runIsActive } from "../state/controls";
+import { useAgentState, useContractEntries, useControlsState, useServices, useWorkspaceState } from "./context";
 import { Notices } from "./Notices";
 import { TopBar } from "./TopBar";
 import { useShortcuts } from "./useShortcuts";
 import { useTheme } from "./useTheme";
 
+// Not needed to draw the canvas: loaded the first time they are opened,
+// which keeps them out of the entry chunk's size budget.
+const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ default: m.AgentPanel })));
+const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
+
 export function App() {
-  const { workspace, contracts } = useServices();
+  const { workspace, contracts, controls } = useServices();
   const state = useWorkspaceState();
+  const controlsState = useControlsState();
+  const agentState = useAgentState();
+  const [agentOpen, setAgentOpen] = useState(false);
+  const [runPanelOpen, setRunPanelOpen] = useState(false);
   const contractEntries = useContractEntries();
   const [theme, toggleTheme] = useTheme();
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
@@ -34,7 +47,41 @@ export function App() {
   const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
 
   const document = state.snapshot?.document;
+  const graphRevision = state.snapshot?.graphRevision;
   const actions = useCanvasActions(document, setSelection);
+
+  // The evidence of the graph on screen, looked up again whenever it changes.
+  useEffect(() => {
+    if (graphRevision) void controls.refreshEvidence(graphRevision);
+  }, [controls, graphRevision]);
+
+  const runStatus = controlsState.run?.status;
+  const runStates = useMemo(
+    () =>
+      runStatus && runStatus.graph_revision === graphRevision
+        ? new Map<string, NodeRunState>(Object.entries(runStatus.states))
+        : undefined,
+    [runStatus, graphRevision],
+  );
+  const gates = useMemo(
+    () =>
+      gateControls({
+        readiness: state.readiness,
+        graphRevision,
+        recoveryRequired: state.recoveryRequired,
+        busy: { compile: controlsState.compile.status === "working", export: controlsState.export.status === "working" },
+        runActive: runIsActive(controlsState.run),
+      }),
+    [state.readiness, graphRevision, state.recoveryRequired, controlsState.compile.status, controlsState.export.status, controlsState.run],
+  );
+  const verdict = useMemo(() => evidenceVerdict(controlsState.evidence, graphRevision), [controlsState.evidence, graphRevision]);
+  const act = useCallback(
+    (work: () => Promise<void>) => {
+      setRunPanelOpen(true);
+      void work();
+    },
+    [],
+  );
 
   useShortcuts({ undo: () => void workspace.undo(), redo: () => void workspace.redo() });
 
@@ -110,15 +157,38 @@ export function App() {
   }
 
   const readinessCurrent = state.readiness?.graph_revision === state.snapshot.graphRevision;
+  const session = agentState.session;
+  const agentStatus = isConnected(session) && session ? (session.state === "prompting" ? "working" : session.state === "ready" ? "on" : session.state.replace("_", " ")) : undefined;
+  const showRunPanel =
+    runPanelOpen && (controlsState.run !== undefined || controlsState.compile.status !== "idle" || controlsState.export.status !== "idle" || controlsState.evidence !== undefined);
   return (
     <div className="app" data-pending={state.pendingEdits > 0 ? "true" : undefined}>
-      <TopBar state={state} theme={theme} onToggleTheme={toggleTheme} onAddNote={() => void actions.addNote()} />
+      <TopBar
+        state={state}
+        theme={theme}
+        onToggleTheme={toggleTheme}
+        onAddNote={() => void actions.addNote()}
+        agentOpen={agentOpen}
+        agentStatus={agentStatus}
+        onToggleAgent={() => { setAgentOpen((open) => !open); }}
+        controls={
+          <ControlsBar
+            gates={gates}
+            verdict={verdict}
+            onCompile={() => { act(() => controls.compile()); }}
+            onRun={() => { act(() => controls.start("run")); }}
+            onValidate={() => { act(() => controls.start("validation")); }}
+            onExport={() => { act(() => controls.exportZip()); }}
+            onShowPanel={() => { setRunPanelOpen((open) => !open); }}
+          />
+        }
+      />
       {state.recoveryRequired && (
         <p className="banner banner--danger" role="alert">
           Graph edits are blocked: {state.recoveryRequired}. Run <code>somite project rebind</code> to bind the workflow to its location again.
         </p>
       )}
-      <div className="workbench">
+      <div className={`workbench${agentOpen ? " workbench--agent" : ""}`}>
         <Palette onAdd={(operator) => void actions.addOperator(operator)} />
         <main className="canvas" aria-label="Canvas">
           <Canvas
@@ -126,6 +196,7 @@ export function App() {
             // While a newer assessment is on its way, the previous badges are
             // still the best information there is; the status bar says so.
             readiness={state.readiness}
+            runStates={runStates}
             labels={labels}
             selection={visibleSelection}
             onSelectionChange={setSelection}
@@ -142,6 +213,19 @@ export function App() {
               onClose={() => { setPanelOpen(false); }}
             />
           )}
+          {showRunPanel && (
+            <Suspense fallback={null}>
+            <RunPanel
+              state={controlsState}
+              verdict={verdict}
+              graphRevision={state.snapshot.graphRevision}
+              onCancel={() => void controls.cancel()}
+              onDismiss={(what) => { controls.dismiss(what); }}
+              onClose={() => { setRunPanelOpen(false); }}
+              onRevealNode={revealNode}
+            />
+            </Suspense>
+          )}
           <Notices notices={state.notices} />
         </main>
         <Inspector
@@ -152,6 +236,13 @@ export function App() {
           focus={focus}
           onDeleteSelection={deleteSelection}
         />
+        {agentOpen && (
+          <div id="agent-panel" className="workbench__agent">
+            <Suspense fallback={<p className="muted agent__loading">Opening the agent panel…</p>}>
+              <AgentPanel onClose={() => { setAgentOpen(false); }} />
+            </Suspense>
+          </div>
+        )}
       </div>
       <StatusBar
         readiness={state.readiness}

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { useRef, useState } from "react";
 import type { WorkspaceState } from "../state/workspace";
 import { useServices } from "./context";
@@ -10,11 +11,17 @@ export interface TopBarProps {
   readonly theme: Theme;
   readonly onToggleTheme: () => void;
   readonly onAddNote: () => void;
+  /** Compile, Run, Validate, Export. */
+  readonly controls?: ReactNode;
+  readonly agentOpen: boolean;
+  /** A short word about the agent session when one is connected (e.g. "Working…"). */
+  readonly agentStatus?: string | undefined;
+  readonly onToggleAgent: () => void;
 }
 
 const FEED_LABELS = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…" } as const;
 
-export function TopBar({ state, theme, onToggleTheme, onAddNote }: TopBarProps) {
+export function TopBar({ state, theme, onToggleTheme, onAddNote, controls, agentOpen, agentStatus, onToggleAgent }: TopBarProps) {
   const { workspace } = useServices();
   const { history } = state;
   const [historyOpen, setHistoryOpen] = useState(false);
@@ -97,6 +104,27 @@ export function TopBar({ state, theme, onToggleTheme, onAddNote }: TopBarProps) 
           )}
         </button>
       </div>
+      {controls && (
+        <>
+          <span className="topbar__divider" aria-hidden="true" />
+          {controls}
+        </>
+      )}
+      <span className="topbar__divider" aria-hidden="true" />
+      <button
+        type="button"
+        className={`button button--small${agentOpen ? " button--active" : ""}`}
+        aria-pressed={agentOpen}
+        aria-controls="agent-panel"
+        onClick={onToggleAgent}
+        title={agentOpen ? "Hide the agent panel (the session keeps running)" : "Open the agent panel"}
+      >
+        <svg viewBox="0 0 16 16" className="icon" aria-hidden="true">
+          <path d="M3 3.5h10v7H8.5L5.5 13v-2.5H3z" fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinejoin="round" />
+        </svg>
+        Agent
+        {agentStatus && <span className="counter counter--agent">{agentStatus}</span>}
+      </button>
       <span className={`feed-status feed-status--${state.feed}`} role="status" title="Activity feed: edits by the agent or other windows appear live">
         <span className="feed-status__dot" aria-hidden="true" />
         {FEED_LABELS[state.feed]}

@@ -5,13 +5,17 @@
  */
 import { createContext, useContext, useSyncExternalStore } from "react";
 import type { SomiteApi } from "../api/endpoints";
+import type { AgentState, AgentStore } from "../state/agent";
 import type { ContractCache, ContractEntry } from "../state/contracts";
+import type { Controls, ControlsState } from "../state/controls";
 import type { Workspace, WorkspaceState } from "../state/workspace";
 
 export interface Services {
   readonly api: SomiteApi;
   readonly workspace: Workspace;
   readonly contracts: ContractCache;
+  readonly controls: Controls;
+  readonly agent: AgentStore;
 }
 
 export const ServicesContext = createContext<Services | null>(null);
@@ -30,4 +34,14 @@ export function useWorkspaceState(): WorkspaceState {
 export function useContractEntries(): ReadonlyMap<string, ContractEntry> {
   const { contracts } = useServices();
   return useSyncExternalStore(contracts.subscribe, contracts.getEntries);
+}
+
+export function useControlsState(): ControlsState {
+  const { controls } = useServices();
+  return useSyncExternalStore(controls.subscribe, controls.getState);
+}
+
+export function useAgentState(): AgentState {
+  const { agent } = useServices();
+  return useSyncExternalStore(agent.subscribe, agent.getState);
 }

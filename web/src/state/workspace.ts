@@ -51,6 +51,17 @@ export interface WorkspaceState {
   readonly notices: readonly Notice[];
 }
 
+/**
+ * A reader of the same feed the workspace follows (runs, the agent panel).
+ * It sees every event this tab receives, in arrival order, possibly more
+ * than once after a reconnect: it de-duplicates by cursor itself.
+ */
+export interface FeedTap {
+  event(event: FeedEvent): void;
+  /** The feed was reopened after a gap or a failure: events may have been missed. */
+  resynced?(): void;
+}
+
 export type EditResult = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
 
 export interface EditOptions {
@@ -85,6 +96,7 @@ export class Workspace {
     notices: [],
   };
   private readonly listeners = new Set<() => void>();
+  private readonly taps = new Set<FeedTap>();
   private readonly history = new EditHistory();
   private sequencer: FeedSequencer | undefined;
   private feedConnection: FeedConnection | undefined;
@@ -110,6 +122,12 @@ export class Workspace {
   };
 
   readonly getState = (): WorkspaceState => this.state;
+
+  /** Follows the feed alongside the workspace; returns the unsubscribe. */
+  tap(tap: FeedTap): () => void {
+    this.taps.add(tap);
+    return () => this.taps.delete(tap);
+  }
 
   start(): Promise<void> {
     return this.load("initial");
@@ -198,6 +216,7 @@ export class Workspace {
       });
       this.feedConnection = this.deps.openFeed(cursor, this.feedListener(generation));
       this.refreshReadiness();
+      if (reason === "resync") for (const tap of this.taps) tap.resynced?.();
     } catch (error) {
       if (generation !== this.generation) return;
       if (reason === "initial" || !this.state.snapshot) {
@@ -238,6 +257,7 @@ export class Workspace {
   }
 
   private receive(event: FeedEvent): void {
+    for (const tap of this.taps) tap.event(event);
     let sequenced: SequencedEvent;
     try {
       sequenced = toSequenced(event);
