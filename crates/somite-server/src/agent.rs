@@ -17,7 +17,7 @@ use crate::feed::Feed;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_acp::events::{ConfigOption, LoginMethod, PendingPermission, SessionInfo};
-use somite_acp::launcher::current_platform;
+use somite_acp::launcher::{LauncherStatus, current_platform};
 use somite_acp::registry::{BundledSnapshot, RegistryOrigin};
 use somite_acp::transcript::Redactor;
 use somite_acp::{
@@ -317,8 +317,17 @@ impl AgentHost {
                         )
                     })?;
                 found.command().cloned().ok_or_else(|| {
+                    let why = match &found.status {
+                        LauncherStatus::NotInstalled { missing, .. } => {
+                            format!("`{missing}` is not on PATH")
+                        }
+                        LauncherStatus::Rejected { reason } => reason.clone(),
+                        LauncherStatus::Installed { .. } | LauncherStatus::Package { .. } => {
+                            "it has no command".to_owned()
+                        }
+                    };
                     rejected(
-                        format!("`{}` cannot start here: {:?}", found.name, found.status),
+                        format!("`{}` cannot start here: {why}", found.name),
                         "install the agent (see the launcher's status), or give a custom command",
                     )
                 })

@@ -679,6 +679,24 @@ async fn agent_routes_refuse_calls_without_a_session_and_bad_bodies() {
         .map(|l| l["id"].as_str().unwrap())
         .collect();
     assert!(ids.contains(&"codex-acp"), "{ids:?}");
+    // A registry agent that cannot start here is refused with the reason,
+    // before anything runs.
+    if let Some(missing) = launchers["launchers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["status"]["kind"] == "not_installed")
+    {
+        let (status, body) = h
+            .post("/api/agent/connect", &json!({"launcher": missing["id"]}))
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_envelope(&body, "agent_command_rejected");
+        assert!(
+            body["message"].as_str().unwrap().contains("not on PATH"),
+            "{body}"
+        );
+    }
 
     for (path, body) in [
         ("/api/agent/prompt", json!({"text": "hi"})),
