@@ -154,7 +154,7 @@ function ToolCall({ call }: { call: ToolCallView }) {
       </div>
       <p className="tool-call__meta muted">
         <code>{call.tool_call_id}</code>
-        {identity && identity !== call.title && <> · {identity}</>}
+        {identity && !call.title.includes(identity) && <> · {identity}</>}
         {call.locations.length > 0 && <> · {call.locations.join(", ")}</>}
       </p>
       {call.status === "failed" && <ToolFailure output={call.raw_output} />}
