@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -18,6 +18,13 @@ const RESULTS_DIR = join(WEB_ROOT, "test-results");
 const SOMITE_BIN = resolve(WEB_ROOT, process.env.SOMITE_BIN ?? "../target/debug/somite");
 /** The scripted ACP agent, built next to `somite` (`cargo build -p somite-test-agent`). */
 const TEST_AGENT_BIN = resolve(WEB_ROOT, process.env.SOMITE_TEST_AGENT ?? join(dirname(SOMITE_BIN), "somite-test-agent"));
+/**
+ * The runner's STAND-IN for `pixi` (`cargo build -p somite-runner --bins`):
+ * it follows Pixi's and Nextflow's process contract without running tools,
+ * since neither can be installed on the test machines. Only the run journey
+ * uses it, through `SOMITE_PIXI`; the runtime's code path is the real one.
+ */
+const PIXI_STANDIN_BIN = resolve(WEB_ROOT, process.env.SOMITE_PIXI_STANDIN ?? join(dirname(SOMITE_BIN), "somite-pixi-standin"));
 const CHROMIUM = process.env.CHROMIUM_BIN ?? "/usr/bin/chromium";
 const BUNDLE = join(WEB_ROOT, "dist");
 
@@ -29,13 +36,25 @@ export interface Somite {
   stop(): Promise<void>;
 }
 
-export async function startSomite(): Promise<Somite> {
+export interface SomiteOptions {
+  /** An absolute path given to the runtime as `SOMITE_PIXI`. */
+  readonly pixi?: string;
+}
+
+export async function startSomite(options: SomiteOptions = {}): Promise<Somite> {
   if (!existsSync(SOMITE_BIN)) throw new Error(`no somite binary at ${SOMITE_BIN}; build it or set SOMITE_BIN`);
   if (!existsSync(join(BUNDLE, "index.html"))) throw new Error(`no built bundle in ${BUNDLE}; run npm run build first`);
   const projectDir = mkdtempSync(join(tmpdir(), "somite-e2e-"));
   const port = await freePort();
+  // A Pixi only when the journey asks for one, whatever the caller's environment says.
+  const { SOMITE_PIXI: _inherited, ...environment } = process.env;
   const child = spawn(SOMITE_BIN, ["serve", "--port", String(port), "--project", projectDir], {
-    env: { ...process.env, SOMITE_WEB_BUNDLE: BUNDLE, SOMITE_SSE_KEEPALIVE_SECS: "5" },
+    env: {
+      ...environment,
+      SOMITE_WEB_BUNDLE: BUNDLE,
+      SOMITE_SSE_KEEPALIVE_SECS: "5",
+      ...(options.pixi ? { SOMITE_PIXI: options.pixi } : {}),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -72,6 +91,23 @@ export function testAgentPath(): string {
     throw new Error(`no somite-test-agent at ${TEST_AGENT_BIN}; build it with \`cargo build -p somite-test-agent\` or set SOMITE_TEST_AGENT`);
   }
   return TEST_AGENT_BIN;
+}
+
+/**
+ * An executable that runs the Pixi stand-in with `SOMITE_STANDIN_*` settings
+ * (the runner passes only an allowlisted environment to Pixi, so they are
+ * set by this wrapper). `dir` must outlive the runtime using it.
+ */
+export function pixiStandin(dir: string, settings: Readonly<Record<string, string>>): string {
+  if (!existsSync(PIXI_STANDIN_BIN)) {
+    throw new Error(`no somite-pixi-standin at ${PIXI_STANDIN_BIN}; build it with \`cargo build -p somite-runner --bins\` or set SOMITE_PIXI_STANDIN`);
+  }
+  const exports = Object.entries(settings)
+    .map(([name, value]) => `export ${name}='${value.replaceAll("'", "")}'`)
+    .join("\n");
+  const path = join(dir, "pixi");
+  writeFileSync(path, `#!/bin/sh\n${exports}\nexec '${PIXI_STANDIN_BIN}' "$@"\n`, { mode: 0o755 });
+  return path;
 }
 
 export interface Browser {

@@ -119,7 +119,13 @@ function SessionCard({
           </p>
         </div>
         <div className="session__actions">
-          <button type="button" className="button button--small" onClick={onStop} disabled={stopping} title="Cancel the agent's current turn">
+          <button
+            type="button"
+            className="button button--small"
+            onClick={onStop}
+            disabled={stopping || session.state === "ended"}
+            title={session.state === "ended" ? "The session has ended; Disconnect cleans it up" : "Cancel the agent's current turn"}
+          >
             {stopping ? "Stopping…" : "Stop"}
           </button>
           <button type="button" className="button button--small button--danger" onClick={onDisconnect} disabled={disconnecting} title="End the session and stop the agent">
