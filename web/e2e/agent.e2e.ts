@@ -65,7 +65,9 @@ test("connect the test agent, watch it work, answer its permission prompt, disco
   await model.selectOption("deep");
   await expect.poll(() => model.inputValue()).toBe("deep");
   const verbose = panel.getByLabel("Verbose");
-  await verbose.check();
+  // A controlled checkbox: it turns on when the agent confirms the option, so
+  // click and wait rather than `check()`, which demands an immediate change.
+  await verbose.click();
   await expect.poll(() => verbose.isChecked()).toBe(true);
   await screenshot(page, "agent-03-connected");
 

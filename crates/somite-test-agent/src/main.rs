@@ -7,8 +7,10 @@
 //! applies `session/set_config_option`, and honours `session/cancel`.
 //!
 //! Each prompt's last text block may carry a plan after the marker `PLAN:` —
-//! a JSON array of steps, run in order (see [`Step`]). Without a plan it
-//! replies `ok` and ends the turn. It reports MCP calls the way real agents
+//! a JSON array of steps, run in order (see [`Step`]). Without one, the plan
+//! file given by `--plan` is run (so an evaluation can send its real blind
+//! task and still script the agent); without either it replies `ok` and
+//! ends the turn. It reports MCP calls the way real agents
 //! do ([`Shape`]), so Somite's permission policy sees realistic identities.
 //!
 //! Command-line flags (the agent's environment is Somite's allowlist, so
@@ -17,7 +19,10 @@
 //!   nothing else — written raw, since the SDK's v1 agent always answers 1 —
 //!   to stand in for an agent that speaks another ACP version;
 //! - `--require-login` answers `session/new` with "authentication required"
-//!   until the client authenticates with the `agent` method `test-login`.
+//!   until the client authenticates with the `agent` method `test-login`;
+//! - `--plan FILE` runs the plan in `FILE` for prompts that carry none;
+//! - `--effort-option` also advertises an `effort` option (category
+//!   `thought_level`: `low`, `medium`, `high`), as reasoning agents do.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -99,9 +104,26 @@ struct CallStep {
     /// Ask for permission before announcing the tool call.
     #[serde(default)]
     permission_first: bool,
-    /// The tool-call id (default `call-<n>`).
+    /// The tool-call id (default `call-<n>`). Later arguments may refer to
+    /// this call's structured output by it: an argument value
+    /// `{"$from": ID, "pointer": "/json/pointer", "default": V}` is replaced
+    /// by the value at that pointer of the latest output of call `ID`
+    /// (`default`, else null, when there is none yet).
     #[serde(default)]
     id: Option<String>,
+    /// Repeat the call (as `<id>-2`, `<id>-3`, ...) until its output matches.
+    #[serde(default)]
+    until: Option<Until>,
+}
+
+/// When a repeated call stops: the value at `pointer` of its output is one
+/// of `any_of`, or `max_attempts` calls were made.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Until {
+    pointer: String,
+    any_of: Vec<Value>,
+    max_attempts: u32,
 }
 
 fn empty_object() -> Value {
@@ -129,11 +151,16 @@ enum Shape {
 struct Config {
     model: String,
     verbose: bool,
+    /// The reasoning level, when `--effort-option` advertises one.
+    effort: Option<String>,
 }
+
+/// The values of the `effort` option.
+const EFFORT_LEVELS: [&str; 3] = ["low", "medium", "high"];
 
 impl Config {
     fn options(&self) -> Vec<SessionConfigOption> {
-        vec![
+        let mut options = vec![
             SessionConfigOption::select(
                 "model",
                 "Model",
@@ -145,7 +172,22 @@ impl Config {
             )
             .category(SessionConfigOptionCategory::Model),
             SessionConfigOption::boolean("verbose", "Verbose", self.verbose),
-        ]
+        ];
+        if let Some(effort) = &self.effort {
+            options.push(
+                SessionConfigOption::select(
+                    "effort",
+                    "Reasoning effort",
+                    effort.clone(),
+                    EFFORT_LEVELS
+                        .iter()
+                        .map(|level| SessionConfigSelectOption::new(*level, *level))
+                        .collect::<Vec<_>>(),
+                )
+                .category(SessionConfigOptionCategory::ThoughtLevel),
+            );
+        }
+        options
     }
 }
 
@@ -161,11 +203,27 @@ struct State {
     cancel: Notify,
     calls: AtomicU64,
     stdout: Arc<tokio::sync::Mutex<tokio::io::Stdout>>,
+    /// The plan for prompts that carry none (`--plan`).
+    plan_file: Option<std::path::PathBuf>,
+    /// The latest structured output of each plan call, by its id.
+    outputs: Mutex<HashMap<String, Value>>,
 }
 
-fn parse_flags() -> (ProtocolVersion, bool) {
-    let mut version = ProtocolVersion::V1;
-    let mut require_login = false;
+/// The command-line flags.
+struct Flags {
+    protocol_version: ProtocolVersion,
+    require_login: bool,
+    plan_file: Option<std::path::PathBuf>,
+    effort_option: bool,
+}
+
+fn parse_flags() -> Flags {
+    let mut flags = Flags {
+        protocol_version: ProtocolVersion::V1,
+        require_login: false,
+        plan_file: None,
+        effort_option: false,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -174,35 +232,41 @@ fn parse_flags() -> (ProtocolVersion, bool) {
                     .next()
                     .and_then(|n| n.parse().ok())
                     .expect("--protocol-version takes a number");
-                version = serde_json::from_value(json!(number)).expect("a protocol version");
+                flags.protocol_version =
+                    serde_json::from_value(json!(number)).expect("a protocol version");
             }
-            "--require-login" => require_login = true,
+            "--require-login" => flags.require_login = true,
+            "--plan" => flags.plan_file = Some(args.next().expect("--plan takes a file").into()),
+            "--effort-option" => flags.effort_option = true,
             other => panic!("unknown flag {other}"),
         }
     }
-    (version, require_login)
+    flags
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), agent_client_protocol::Error> {
-    let (protocol_version, require_login) = parse_flags();
-    if protocol_version != ProtocolVersion::V1 {
-        answer_initialize_raw(protocol_version).await;
+    let flags = parse_flags();
+    if flags.protocol_version != ProtocolVersion::V1 {
+        answer_initialize_raw(flags.protocol_version).await;
         return Ok(());
     }
     let stdout = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
     let state = Arc::new(State {
-        require_login,
+        require_login: flags.require_login,
         logged_in: AtomicBool::new(false),
         config: Mutex::new(Config {
             model: "fast".into(),
             verbose: false,
+            effort: flags.effort_option.then(|| "medium".to_owned()),
         }),
         mcp: Mutex::new(HashMap::new()),
         cancelled: AtomicBool::new(false),
         cancel: Notify::new(),
         calls: AtomicU64::new(0),
         stdout: stdout.clone(),
+        plan_file: flags.plan_file,
+        outputs: Mutex::new(HashMap::new()),
     });
 
     let incoming = futures::stream::unfold(
@@ -319,6 +383,13 @@ async fn main() -> Result<(), agent_client_protocol::Error> {
                     ("verbose", value) if value.as_bool().is_some() => {
                         config.verbose = value.as_bool().unwrap_or_default();
                     }
+                    ("effort", value) if config.effort.is_some() && value.as_value_id().is_some() => {
+                        let effort = value.as_value_id().map(ToString::to_string).unwrap_or_default();
+                        if !EFFORT_LEVELS.contains(&effort.as_str()) {
+                            return responder.respond_with_error(agent_client_protocol::Error::invalid_params());
+                        }
+                        config.effort = Some(effort);
+                    }
                     _ => return responder.respond_with_error(agent_client_protocol::Error::invalid_params()),
                 }
                 responder.respond(SetSessionConfigOptionResponse::new(config.options()))
@@ -387,11 +458,18 @@ async fn run_prompt(
         })
         .collect();
     let message = texts.last().copied().unwrap_or_default();
-    let Some((_, plan)) = message.split_once(PLAN_MARKER) else {
-        say(cx, session, "ok")?;
-        return Ok(StopReason::EndTurn);
+    let plan = match (message.split_once(PLAN_MARKER), &state.plan_file) {
+        (Some((_, plan)), _) => plan.trim().to_owned(),
+        (None, Some(file)) => std::fs::read_to_string(file).map_err(|error| {
+            agent_client_protocol::Error::internal_error()
+                .data(json!(format!("cannot read {}: {error}", file.display())))
+        })?,
+        (None, None) => {
+            say(cx, session, "ok")?;
+            return Ok(StopReason::EndTurn);
+        }
     };
-    let steps: Vec<Step> = serde_json::from_str(plan.trim()).map_err(|error| {
+    let steps: Vec<Step> = serde_json::from_str(&plan).map_err(|error| {
         agent_client_protocol::Error::invalid_params().data(json!(format!("bad plan: {error}")))
     })?;
     for step in steps {
@@ -420,7 +498,7 @@ async fn run_prompt(
                 )),
             ))?,
             Step::Call(call) => {
-                if let Some(stop) = call_tool(state, cx, session, call).await? {
+                if let Some(stop) = call_until(state, cx, session, call).await? {
                     return Ok(stop);
                 }
             }
@@ -491,10 +569,14 @@ async fn run_prompt(
             }
             Step::ReportConfig => {
                 let config = state.config.lock().expect("config lock").clone();
+                let effort = config
+                    .effort
+                    .map(|effort| format!(" effort={effort}"))
+                    .unwrap_or_default();
                 say(
                     cx,
                     session,
-                    format!("model={} verbose={}", config.model, config.verbose),
+                    format!("model={} verbose={}{effort}", config.model, config.verbose),
                 )?;
             }
         }
@@ -569,17 +651,93 @@ fn presentation(
     }
 }
 
-/// Runs one MCP call; `Some` ends the turn with that stop reason.
+/// Runs one plan call, repeated while its [`Until`] is not met; `Some`
+/// ends the turn with that stop reason.
+async fn call_until(
+    state: &State,
+    cx: &ConnectionTo<Client>,
+    session: &SessionId,
+    mut call: CallStep,
+) -> Result<Option<StopReason>, agent_client_protocol::Error> {
+    let template = std::mem::take(&mut call.arguments);
+    let Some(until) = call.until.take() else {
+        call.arguments = resolve_references(&template, &state.outputs.lock().expect("outputs"));
+        let id = call.id.clone();
+        return call_tool(state, cx, session, &call, id.as_deref()).await;
+    };
+    let base = call
+        .id
+        .clone()
+        .unwrap_or_else(|| format!("poll-{}", state.calls.load(Ordering::SeqCst) + 1));
+    for attempt in 1..=until.max_attempts {
+        if state.cancelled.load(Ordering::SeqCst) {
+            return Ok(Some(StopReason::Cancelled));
+        }
+        call.arguments = resolve_references(&template, &state.outputs.lock().expect("outputs"));
+        call.id = Some(match attempt {
+            1 => base.clone(),
+            n => format!("{base}-{n}"),
+        });
+        if let Some(stop) = call_tool(state, cx, session, &call, Some(&base)).await? {
+            return Ok(Some(stop));
+        }
+        let outputs = state.outputs.lock().expect("outputs");
+        let reached = outputs
+            .get(&base)
+            .and_then(|output| output.pointer(&until.pointer))
+            .is_some_and(|value| until.any_of.contains(value));
+        if reached {
+            break;
+        }
+    }
+    Ok(None)
+}
+
+/// Replaces every `{"$from": ID, "pointer": P, "default"?: V}` in `value`
+/// by what call `ID`'s latest output holds at `P`.
+fn resolve_references(value: &Value, outputs: &HashMap<String, Value>) -> Value {
+    match value {
+        Value::Object(object) => {
+            if let (Some(Value::String(from)), Some(Value::String(pointer))) =
+                (object.get("$from"), object.get("pointer"))
+            {
+                return outputs
+                    .get(from)
+                    .and_then(|output| output.pointer(pointer))
+                    .or_else(|| object.get("default"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            Value::Object(
+                object
+                    .iter()
+                    .map(|(key, item)| (key.clone(), resolve_references(item, outputs)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| resolve_references(item, outputs))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Runs one MCP call and remembers its output under `record_as` (default:
+/// its id); `Some` ends the turn with that stop reason.
 async fn call_tool(
     state: &State,
     cx: &ConnectionTo<Client>,
     session: &SessionId,
-    call: CallStep,
+    call: &CallStep,
+    record_as: Option<&str>,
 ) -> Result<Option<StopReason>, agent_client_protocol::Error> {
     let number = state.calls.fetch_add(1, Ordering::SeqCst) + 1;
     let id = call.id.clone().unwrap_or_else(|| format!("call-{number}"));
     let announce = || {
-        let (title, name, raw_input, meta) = presentation(&call, false);
+        let (title, name, raw_input, meta) = presentation(call, false);
         cx.send_notification(SessionNotification::new(
             session.clone(),
             SessionUpdate::ToolCall(
@@ -595,7 +753,7 @@ async fn call_tool(
         announce()?;
     }
     if call.permission || call.permission_first {
-        let (title, name, raw_input, meta) = presentation(&call, true);
+        let (title, name, raw_input, meta) = presentation(call, true);
         let tool_call = ToolCallUpdate::new(
             id.clone(),
             ToolCallUpdateFields::new()
@@ -681,6 +839,11 @@ async fn call_tool(
             } else {
                 ToolCallStatus::Completed
             };
+            state
+                .outputs
+                .lock()
+                .expect("outputs")
+                .insert(record_as.unwrap_or(&id).to_owned(), output.clone());
             update_tool_call(cx, session, &id, status, output.to_string(), Some(output))?;
         }
         Err(error) => {
