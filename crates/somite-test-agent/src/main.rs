@@ -117,7 +117,7 @@ struct CallStep {
 }
 
 /// When a repeated call stops: the value at `pointer` of its output is one
-/// of `any_of`, or `max_attempts` calls were made.
+/// of `any_of` or missing (the call failed), or `max_attempts` calls were made.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Until {
@@ -682,11 +682,11 @@ async fn call_until(
             return Ok(Some(stop));
         }
         let outputs = state.outputs.lock().expect("outputs");
-        let reached = outputs
+        let value = outputs
             .get(&base)
-            .and_then(|output| output.pointer(&until.pointer))
-            .is_some_and(|value| until.any_of.contains(value));
-        if reached {
+            .and_then(|output| output.pointer(&until.pointer));
+        // No value there: the call failed, and polling again would too.
+        if value.is_none_or(|value| until.any_of.contains(value)) {
             break;
         }
     }

@@ -4,11 +4,13 @@
 //! and the MCP servers use, so what a person does by hand and what an agent
 //! does through tools cannot drift apart. Human output by default, `--json`
 //! for machines; exit code 2 is a usage error, 1 is rejected input or a
-//! failed operation.
+//! failed operation (for `somite eval`: a failed check; 3: the evaluation
+//! itself could not be carried out).
 
 mod commands;
 mod compile_cmd;
 mod docs_cmd;
+mod eval_cmd;
 mod mcp_cmd;
 mod serve_cmd;
 
@@ -46,6 +48,8 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// Read and search the versioned Pixi and Nextflow manuals.
     Docs(docs_cmd::DocsArgs),
+    /// Score an ACP agent on a scenario through the real boundary.
+    Eval(eval_cmd::EvalArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +64,7 @@ fn main() -> ExitCode {
         Command::Project(args) => commands::project(args),
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Docs(args) => docs_cmd::run(args),
+        Command::Eval(args) => eval_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,
