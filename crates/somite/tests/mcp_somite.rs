@@ -2,18 +2,23 @@
 //! against a real runtime on loopback: discovery, closed schemas with output
 //! schemas covering the failure envelope, every tool's success and isError
 //! paths, a non-loopback URL refused, a missing capability refused by the
-//! runtime, and the capability never showing in argv, results or the feed.
+//! runtime, the capability never showing in argv, results or the feed, and
+//! an in-flight long-poll cancelled by the client (`notifications/cancelled`).
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientRequest,
+};
+use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the
@@ -311,4 +316,162 @@ fn a_non_loopback_runtime_url_is_refused_at_start() {
         );
         assert!(String::from_utf8_lossy(&output.stderr).contains("loopback"));
     }
+}
+
+/// A Pixi for the runner whose first task keeps running until it is
+/// signalled: `somite-pixi-standin`, a STAND-IN for Pixi and Nextflow
+/// (neither can be installed here), behind a wrapper because the runner
+/// gives Pixi a cleared environment.
+fn hanging_pixi(dir: &Path) -> PathBuf {
+    let standin = Path::new(env!("CARGO_BIN_EXE_somite")).with_file_name("somite-pixi-standin");
+    assert!(
+        standin.is_file(),
+        "{} is missing: build it with `cargo build -p somite-runner --bins` \
+         (the workspace test run builds it)",
+        standin.display()
+    );
+    let wrapper = dir.join("pixi");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nSOMITE_STANDIN_HANG=1 exec '{}' \"$@\"\n",
+            standin.display()
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&wrapper).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&wrapper, permissions).unwrap();
+    wrapper
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    std::fs::write(dir.path().join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
+    std::fs::write(dir.path().join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let txn = serde_json::from_value(json!({
+        "base_state_revision": project.state_revision(),
+        "idempotency_key": "ready-graph-1",
+        "summary": "paired reads through fastp",
+        "operations": [
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
+             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
+            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
+            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
+        ]
+    }))
+    .unwrap();
+    project.apply_transaction(&txn).unwrap();
+    let config = ServerConfig {
+        pixi: Some(hanging_pixi(tools.path())),
+        ..ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite")).unwrap()
+    };
+    let server = somite_server::start(&config, project).await.unwrap();
+    let state = server.state.clone();
+    let (_, capability) = state.capabilities.issue();
+    let client = connect(
+        &server.url(),
+        Some(capability.expose()),
+        ClientLifecycleMode::Initialize,
+    )
+    .await;
+
+    let started = ok(
+        &client,
+        "somite.validation.start",
+        json!({"idempotency_key": "cancel-test-0001"}),
+    )
+    .await;
+    let run_id = started["run_id"].as_str().unwrap().to_owned();
+    // Wait until the run sits in its hanging task: a long-poll on the
+    // current revision then has nothing to answer with for 25 s.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut status = ok(&client, "somite.run.status", json!({"run_id": run_id})).await;
+    loop {
+        assert!(Instant::now() < deadline, "the run never settled: {status}");
+        assert!(
+            ["preparing", "running"].contains(&status["phase"].as_str().unwrap()),
+            "{status}"
+        );
+        let next = ok(
+            &client,
+            "somite.run.status",
+            json!({"run_id": run_id, "wait_ms": 1500, "since_revision": status["revision"]}),
+        )
+        .await;
+        if next["revision"] == status["revision"] && next["phase"] == "running" {
+            break;
+        }
+        status = next;
+    }
+
+    let Value::Object(arguments) = json!({
+        "run_id": run_id, "wait_ms": 25_000, "since_revision": status["revision"]
+    }) else {
+        unreachable!()
+    };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+        CallToolRequestParams::new("somite.run.status").with_arguments(arguments),
+    ));
+    let handle = client
+        .peer()
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    // Let the request reach the runtime's long-poll before cancelling it.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // `RequestHandle::cancel` consumes the receiver; keep it to observe
+    // what the call itself returns once `notifications/cancelled` is sent.
+    let RequestHandle { rx, peer, id, .. } = handle;
+    let cancelling = Instant::now();
+    peer.send_notification(
+        CancelledNotification::new(CancelledNotificationParam::new(
+            Some(id),
+            Some("the test no longer wants the status".into()),
+        ))
+        .into(),
+    )
+    .await
+    .unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(10), rx)
+        .await
+        .expect("the cancelled call returned within 10 s")
+        .expect("the call's responder was kept");
+    assert!(
+        matches!(outcome, Err(ServiceError::Cancelled { .. })),
+        "{outcome:?}"
+    );
+    assert!(cancelling.elapsed() < Duration::from_secs(10));
+
+    // The server stays healthy and answers the next call.
+    let workflow = ok(&client, "somite.workflow.get", json!({})).await;
+    assert_eq!(workflow["document"]["nodes"].as_array().unwrap().len(), 2);
+
+    // The server dropped its call into the runtime: the runtime's graceful
+    // shutdown waits for in-flight requests, so it would sit out the 25 s
+    // long-poll if the proxy had not watched the request's cancellation.
+    let stopping = Instant::now();
+    tokio::time::timeout(Duration::from_secs(10), server.shutdown())
+        .await
+        .expect("no request into the runtime is still in flight")
+        .unwrap();
+    assert!(stopping.elapsed() < Duration::from_secs(10));
+
+    // Stop the hanging run's process group before the test ends.
+    state.runner.cancel(&run_id).unwrap();
+    let poll = serde_json::from_value(json!({"wait_ms": 5000})).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !["cancelled", "failed"].contains(
+        &serde_json::to_value(state.runner.status(&run_id, poll).await.unwrap()).unwrap()["phase"]
+            .as_str()
+            .unwrap(),
+    ) {
+        assert!(Instant::now() < deadline, "the run did not stop");
+    }
+    client.cancel().await.unwrap();
 }
