@@ -100,6 +100,9 @@ pub struct EvalOutcome {
     pub dir: PathBuf,
     /// Its score.
     pub score: Score,
+    /// The agent's message when its turn failed (say, "Authentication
+    /// required"), which explains a low score that is no judgement of it.
+    pub turn_failure: Option<String>,
 }
 
 /// Why an evaluation could not be carried out (as opposed to scoring low).
@@ -144,7 +147,23 @@ pub async fn run(config: &EvalConfig) -> Result<EvalOutcome, EvalError> {
     let evidence = Evidence::load(&dir).map_err(|error| EvalError::Server(error.to_string()))?;
     let score = score(&evidence);
     write_json(&dir, files::SCORE, &score)?;
-    Ok(EvalOutcome { dir, score })
+    let turn_failure = evidence
+        .harness
+        .turn_outcome
+        .as_ref()
+        .filter(|outcome| outcome.get("kind").and_then(Value::as_str) == Some("failed"))
+        .map(|outcome| {
+            outcome
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        });
+    Ok(EvalOutcome {
+        dir,
+        score,
+        turn_failure,
+    })
 }
 
 /// Re-scores a recorded evaluation and rewrites its score file.

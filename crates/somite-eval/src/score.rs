@@ -391,6 +391,9 @@ impl<'a> Facts<'a> {
     }
 
     fn mcp_tools_only(&self) -> Check {
+        if self.calls.is_empty() {
+            return check("mcp_tools_only", false, "the agent made no tool calls");
+        }
         let outside: Vec<String> =
             self.calls
                 .iter()

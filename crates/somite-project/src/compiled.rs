@@ -17,7 +17,7 @@
 use crate::durable::{self, DurableError};
 use crate::layout::Layout;
 use crate::project::Project;
-use crate::toolchain::find_on_path;
+use crate::toolchain::{InvalidPixiSetting, PIXI_VAR, resolve_pixi};
 use serde::Serialize;
 use somite_workflow::assessment::{Assessment, Item, ItemKind};
 use somite_workflow::compile::{
@@ -51,11 +51,13 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    /// Finds `pixi` on `PATH`.
-    pub fn from_path() -> Toolchain {
-        Toolchain {
-            pixi: find_on_path("pixi"),
-        }
+    /// The Pixi of `SOMITE_PIXI`, else `pixi` on `PATH` (see
+    /// [`crate::toolchain::resolve_pixi`]).
+    pub fn from_env() -> std::result::Result<Toolchain, InvalidPixiSetting> {
+        let setting = std::env::var(PIXI_VAR).ok();
+        Ok(Toolchain {
+            pixi: resolve_pixi(setting.as_deref())?,
+        })
     }
 
     /// Uses the `pixi` at `path`.

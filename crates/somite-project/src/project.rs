@@ -190,11 +190,11 @@ impl Project {
     }
 
     /// The Workflow assessment of the current graph, with input paths
-    /// resolved against the project folder and this machine's missing run
-    /// tools noted.
-    pub fn assess(&self) -> Assessment {
+    /// resolved against the project folder and a missing Pixi (the one
+    /// `toolchain` runs would use) noted.
+    pub fn assess(&self, toolchain: &crate::compiled::Toolchain) -> Assessment {
         let mut assessment = self.assess_graph();
-        crate::toolchain::note_missing_tools(&mut assessment);
+        crate::toolchain::note_missing_tools(&mut assessment, toolchain.pixi());
         assessment
     }
 

@@ -1,25 +1,47 @@
 //! Which of the tools a run needs are on this machine.
 //!
-//! Readiness is a pure function of the graph; whether `pixi` and `nextflow`
-//! can be found is a fact about the machine, looked up here at the edge and
-//! added to the assessment as informational `toolchain` items. They do not
+//! Readiness is a pure function of the graph; whether Pixi can be found is a
+//! fact about the machine, looked up here at the edge and added to the
+//! assessment as an informational `toolchain` item. They do not
 //! block compile or export, which need no tool; the runner refuses to start
 //! without them (`toolchain_missing`).
 
 use somite_workflow::assessment::Assessment;
+use somite_workflow::{ErrorCode, SomiteError};
 use std::path::{Path, PathBuf};
 
-/// The tools a run needs, with what to do when one is missing.
-pub const RUN_TOOLS: &[(&str, &str)] = &[
-    (
-        "pixi",
-        "install Pixi 0.77 (https://pixi.sh) and put it on PATH",
-    ),
-    (
-        "nextflow",
-        "install Nextflow 26.04.6, or let a compiled package's `pixi run --frozen run` provide it",
-    ),
-];
+/// The variable naming the Pixi Somite uses instead of the one on `PATH`.
+pub const PIXI_VAR: &str = "SOMITE_PIXI";
+
+/// What to do when no Pixi is found.
+pub const PIXI_INSTALL_HINT: &str = "install Pixi 0.77 (https://pixi.sh) and put it on PATH, or set SOMITE_PIXI to its absolute path";
+
+/// A `SOMITE_PIXI` that names no executable file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{PIXI_VAR}={0:?} is invalid: the absolute path of an existing pixi executable")]
+pub struct InvalidPixiSetting(pub String);
+
+impl From<InvalidPixiSetting> for SomiteError {
+    fn from(error: InvalidPixiSetting) -> Self {
+        SomiteError::new(
+            ErrorCode::InvalidRequest,
+            error.to_string(),
+            "unset SOMITE_PIXI to use the pixi on PATH, or set it to the absolute path of a pixi executable",
+        )
+    }
+}
+
+/// The Pixi to use: `setting` (the value of [`PIXI_VAR`]) when given, else
+/// `pixi` on `PATH`, else none.
+pub fn resolve_pixi(setting: Option<&str>) -> Result<Option<PathBuf>, InvalidPixiSetting> {
+    match setting {
+        None => Ok(find_on_path("pixi")),
+        Some(value) => Some(PathBuf::from(value))
+            .filter(|path| path.is_absolute() && is_executable(path))
+            .map(Some)
+            .ok_or_else(|| InvalidPixiSetting(value.to_owned())),
+    }
+}
 
 /// The first executable named `tool` on `PATH`.
 pub fn find_on_path(tool: &str) -> Option<PathBuf> {
@@ -34,17 +56,15 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Adds a `toolchain` item for each run tool that is not on PATH.
-pub fn note_missing_tools(assessment: &mut Assessment) {
-    for (tool, hint) in RUN_TOOLS {
-        if find_on_path(tool).is_none() {
-            assessment.add_toolchain_item(
-                tool,
-                &format!(
-                    "`{tool}` is not on PATH: compile and export work; Run and Validate need it"
-                ),
-                hint,
-            );
-        }
+/// Adds a `toolchain` item when there is no Pixi to run with. Nextflow
+/// needs no item: a compiled package's frozen Pixi environment provides the
+/// exact Nextflow it was proven against, so a run never uses one on `PATH`.
+pub fn note_missing_tools(assessment: &mut Assessment, pixi: Option<&Path>) {
+    if pixi.is_none() {
+        assessment.add_toolchain_item(
+            "pixi",
+            "Pixi was not found (SOMITE_PIXI unset, no `pixi` on PATH): compile and export work; Run and Validate need it",
+            PIXI_INSTALL_HINT,
+        );
     }
 }

@@ -207,7 +207,7 @@ fn the_example_seed_is_a_valid_graph_needing_input_files() {
     let dir = tempfile::tempdir().unwrap();
     let project = Project::open(dir.path(), Seed::Example).unwrap();
     assert!(project.document().nodes.len() >= 3);
-    let assessment = project.assess();
+    let assessment = project.assess(&somite_project::compiled::Toolchain::without_pixi());
     assert!(assessment.required_count > 0);
     assert!(!project.layout().graph().exists(), "opening writes nothing");
 }

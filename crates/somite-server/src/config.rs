@@ -6,7 +6,7 @@
 //! confusing runtime failure.
 
 use crate::agent::AgentSetup;
-use somite_project::toolchain::find_on_path;
+use somite_project::toolchain::{InvalidPixiSetting, find_on_path, resolve_pixi};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -54,7 +54,7 @@ pub mod vars {
     pub const HOST: &str = "SOMITE_HOST";
     pub const WEB_BUNDLE: &str = "SOMITE_WEB_BUNDLE";
     pub const SSE_KEEPALIVE_SECS: &str = "SOMITE_SSE_KEEPALIVE_SECS";
-    pub const PIXI: &str = "SOMITE_PIXI";
+    pub const PIXI: &str = somite_project::toolchain::PIXI_VAR;
 }
 
 /// What the command line said; `None` falls back to the environment, then
@@ -122,18 +122,13 @@ impl ServerConfig {
             web_bundle: env.get(vars::WEB_BUNDLE).map(PathBuf::from),
             sse_keepalive,
             agents,
-            pixi: match env.get(vars::PIXI) {
-                None => find_on_path("pixi"),
-                Some(value) => Some(
-                    Some(PathBuf::from(value))
-                        .filter(|p| p.is_absolute() && p.is_file())
-                        .ok_or_else(|| ConfigError::Invalid {
-                            variable: vars::PIXI,
-                            value: value.clone(),
-                            accepted: "the absolute path of an existing pixi executable",
-                        })?,
-                ),
-            },
+            pixi: resolve_pixi(env.get(vars::PIXI).map(String::as_str)).map_err(
+                |InvalidPixiSetting(value)| ConfigError::Invalid {
+                    variable: vars::PIXI,
+                    value,
+                    accepted: "the absolute path of an existing pixi executable",
+                },
+            )?,
         })
     }
 

@@ -119,7 +119,7 @@ pub async fn agent_transaction(
 }
 
 pub async fn readiness(State(state): State<Arc<AppState>>) -> Result<Json<Assessment>, ApiError> {
-    blocking(&state, |s| Ok(s.project().assess()))
+    blocking(&state, |s| Ok(s.project().assess(&s.compile_toolchain)))
         .await
         .map(Json)
 }

@@ -7,7 +7,7 @@
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use somite_project::{Project, Seed};
+use somite_project::{Project, Seed, compiled};
 use somite_workflow::SomiteError;
 use somite_workflow::assessment::Assessment;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
@@ -342,7 +342,8 @@ fn document_error(e: &somite_project::durable::DurableError) -> SomiteError {
 }
 
 pub fn assess(args: AssessArgs) -> anyhow::Result<ExitCode> {
-    let result = open(&args.dir).map(|p| p.assess());
+    let result =
+        open(&args.dir).and_then(|project| Ok(project.assess(&compiled::Toolchain::from_env()?)));
     finish(&args.output, result, render_assessment)
 }
 

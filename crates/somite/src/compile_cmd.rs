@@ -72,7 +72,7 @@ fn human_compile(report: &CompileSummary) -> String {
 
 pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
     let result = Project::open(&args.project, Seed::Empty)
-        .and_then(|project| compiled::compile(&project, &Toolchain::from_path()));
+        .and_then(|project| compiled::compile(&project, &Toolchain::from_env()?));
     finish(args.json, result, |outcome| {
         let report = report(outcome);
         Ok((
@@ -84,7 +84,7 @@ pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let result = Project::open(&args.project, Seed::Empty)
-        .and_then(|project| export::export(&project, &Toolchain::from_path(), &args.out));
+        .and_then(|project| export::export(&project, &Toolchain::from_env()?, &args.out));
     finish(args.json, result, |outcome| {
         let report = ExportReport {
             path: outcome.path.display().to_string(),

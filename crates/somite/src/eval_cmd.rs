@@ -78,7 +78,12 @@ fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     match runtime.block_on(somite_eval::run(&config)) {
-        Ok(outcome) => Ok(report(&outcome.score, &outcome.dir, args.json)),
+        Ok(outcome) => {
+            if let Some(message) = &outcome.turn_failure {
+                eprintln!("note: the agent's turn failed ({message}); the score reflects that");
+            }
+            Ok(report(&outcome.score, &outcome.dir, args.json))
+        }
         Err(error) => fail(&error),
     }
 }

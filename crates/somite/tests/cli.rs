@@ -170,3 +170,47 @@ fn graph_save_and_import_move_a_workflow_between_projects() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("not_found"));
 }
+
+#[test]
+fn readiness_notes_a_missing_pixi_only_and_honours_somite_pixi() {
+    let dir = tempfile::tempdir().unwrap();
+    let assess = |pixi: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
+        command
+            .args(["assess", "--json", "--project"])
+            .arg(dir.path())
+            .env("PATH", "/nonexistent")
+            .env_remove("SOMITE_PIXI");
+        if let Some(pixi) = pixi {
+            command.env("SOMITE_PIXI", pixi);
+        }
+        command.output().unwrap()
+    };
+    let toolchain_items = |output: &Output| -> Vec<Value> {
+        json_of(output)["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["kind"] == "toolchain")
+            .map(|item| item["id"].clone())
+            .collect()
+    };
+    // Nextflow comes from each package's frozen Pixi environment, so only
+    // a missing Pixi is worth a note.
+    let without = assess(None);
+    assert!(without.status.success());
+    assert_eq!(toolchain_items(&without), vec![json!("toolchain:pixi")]);
+    let with = assess(Some("/bin/true"));
+    assert!(with.status.success());
+    assert!(toolchain_items(&with).is_empty());
+    let invalid = assess(Some("pixi"));
+    assert_eq!(invalid.status.code(), Some(1));
+    let error = json_of(&invalid);
+    assert_eq!(error["code"], "invalid_request");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("SOMITE_PIXI=\"pixi\" is invalid")
+    );
+}
