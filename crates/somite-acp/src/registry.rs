@@ -7,9 +7,8 @@
 //! panel still lists agents offline.
 //!
 //! The live registry lives at [`LIVE_REGISTRY_URL`]. This crate ships no HTTP
-//! client, so there is no live source here yet: the server can provide one by
-//! implementing [`RegistrySource`]; until then it reads the bundled snapshot
-//! (or a [`RegistryFile`]).
+//! client: the server fetches it (`somite_server::registry_fetch`) and hands
+//! the document in as a [`RegistrySource`]; tests read a [`RegistryFile`].
 //!
 //! The format follows `registry.schema.json` and `agent.schema.json`; unknown
 //! fields are ignored so a newer registry still parses. Registry `env` is an

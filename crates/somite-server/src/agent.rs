@@ -18,15 +18,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_acp::events::{ConfigOption, LoginMethod, PendingPermission, SessionInfo};
 use somite_acp::launcher::{LauncherStatus, current_platform};
-use somite_acp::registry::{BundledSnapshot, RegistryOrigin};
+use somite_acp::registry::{LIVE_REGISTRY_URL, RegistryOrigin};
 use somite_acp::transcript::Redactor;
 use somite_acp::{
     AgentEnvironment, AgentSession, CleanupReport, ConfigValue, EndReason, EventKind, Generation,
     LaunchCommand, Launcher, McpServerRole, McpServerSpec, PathSearch, PermissionAnswer,
     PermissionId, SessionConfig, SessionError, SessionEvent, SpawnError, TurnId,
-    discover_launchers, load_registry,
+    discover_launchers,
 };
 use somite_project::Layout;
+
+use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
 use somite_project::attach::{AttachmentRoot, SessionLimits};
 use somite_project::durable;
 use somite_workflow::{ErrorCode, SomiteError};
@@ -69,6 +71,9 @@ pub struct AgentSetup {
     pub somite_binary: PathBuf,
     /// `SOMITE_MCP_DOCS_*` variables passed to the Pixi and Nextflow servers.
     pub tool_server_env: Vec<(String, String)>,
+    /// Where the live ACP Registry is fetched from (`None`: the bundled
+    /// snapshot only). `SOMITE_ACP_REGISTRY_URL`, default the public one.
+    pub registry_url: Option<String>,
 }
 
 impl AgentSetup {
@@ -88,6 +93,11 @@ impl AgentSetup {
                 .iter()
                 .filter_map(|name| Some((name.to_string(), env.get(*name)?.clone())))
                 .collect(),
+            registry_url: match env.get(REGISTRY_URL_VAR).map(String::as_str) {
+                None => Some(LIVE_REGISTRY_URL.to_owned()),
+                Some("off") => None,
+                Some(url) => Some(url.to_owned()),
+            },
         })
     }
 }
@@ -225,6 +235,8 @@ pub struct AgentHost {
     /// Masks secret-shaped values, and the session's capability, in
     /// everything shown: the feed, the session view, the user's words.
     redactor: Arc<Mutex<Redactor>>,
+    /// The ACP Registry, fetched and cached.
+    registry: Arc<LiveRegistry>,
 }
 
 impl std::fmt::Debug for AgentHost {
@@ -243,6 +255,7 @@ impl AgentHost {
         feed: Feed,
         capabilities: Arc<Capabilities>,
     ) -> AgentHost {
+        let setup_registry_url = setup.registry_url.clone();
         AgentHost {
             setup,
             base_url,
@@ -255,6 +268,7 @@ impl AgentHost {
             feed_order: Arc::new(tokio::sync::Mutex::new(())),
             attachments: Arc::new(Mutex::new(None)),
             redactor: Arc::new(Mutex::new(Redactor::default())),
+            registry: Arc::new(LiveRegistry::new(setup_registry_url)),
         }
     }
 
@@ -262,10 +276,10 @@ impl AgentHost {
         PathSearch::new(&self.setup.search_path)
     }
 
-    /// Every registry agent, installed first. The registry is Somite's
-    /// bundled snapshot (this build has no network fetch; see the notes).
-    pub fn launchers(&self) -> LauncherList {
-        let loaded = load_registry(&BundledSnapshot);
+    /// Every registry agent, installed first, from the live registry or,
+    /// when it cannot be fetched, the bundled snapshot.
+    pub async fn launchers(&self) -> LauncherList {
+        let loaded = self.registry.current().await;
         LauncherList {
             launchers: discover_launchers(
                 &loaded.registry,
@@ -290,7 +304,7 @@ impl AgentHost {
             .cloned()
     }
 
-    fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, SomiteError> {
+    async fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, SomiteError> {
         let rejected = |message: String, recovery: &str| {
             SomiteError::new(ErrorCode::AgentCommandRejected, message, recovery)
         };
@@ -304,7 +318,7 @@ impl AgentHost {
                 })
             }
             ConnectRequest::Launcher { launcher } => {
-                let list = self.launchers();
+                let list = self.launchers().await;
                 let found = list
                     .launchers
                     .iter()
@@ -348,7 +362,7 @@ impl AgentHost {
         if let Some(finished) = slot.take() {
             self.finish(finished).await;
         }
-        let command = self.resolve(&request)?;
+        let command = self.resolve(&request).await?;
         let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
         let workspace = somite_acp::AgentWorkspace::create().map_err(|e| {
             SomiteError::new(

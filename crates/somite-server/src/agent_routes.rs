@@ -19,7 +19,7 @@ use std::sync::Arc;
 pub const MAX_PROMPT_BYTES: usize = 256 * 1024;
 
 pub async fn launchers(State(state): State<Arc<AppState>>) -> Json<LauncherList> {
-    Json(state.agents.launchers())
+    Json(state.agents.launchers().await)
 }
 
 pub async fn session(State(state): State<Arc<AppState>>) -> Json<Value> {

@@ -134,7 +134,8 @@ impl ServerConfig {
 
     /// A runtime on an ephemeral loopback port with the defaults, whose MCP
     /// servers run as `somite_binary`; agents get this process's allowlisted
-    /// environment. For embedding and tests.
+    /// environment, and the ACP Registry is the bundled snapshot (set
+    /// `agents.registry_url` to fetch one). For embedding and tests.
     ///
     /// # Errors
     /// The environment's credential opt-in breaks a rule.
@@ -148,8 +149,12 @@ impl ServerConfig {
             address: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
             web_bundle: None,
             sse_keepalive: Duration::from_secs(15),
-            agents: AgentSetup::from_env(&env, somite_binary.into())
-                .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?,
+            agents: AgentSetup {
+                // A test runtime never reaches the network on its own.
+                registry_url: None,
+                ..AgentSetup::from_env(&env, somite_binary.into())
+                    .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?
+            },
             pixi: find_on_path("pixi"),
         })
     }

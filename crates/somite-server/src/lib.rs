@@ -14,6 +14,7 @@ pub mod config;
 pub mod feed;
 pub mod guard;
 pub mod package_routes;
+pub mod registry_fetch;
 pub mod routes;
 pub mod run_routes;
 pub mod sse;
