@@ -14,6 +14,7 @@
 
 use crate::capability::{CAPABILITY_ENV, Capabilities, CapabilityId};
 use crate::feed::Feed;
+use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_acp::events::{ConfigOption, LoginMethod, PendingPermission, SessionInfo};
@@ -27,8 +28,6 @@ use somite_acp::{
     discover_launchers,
 };
 use somite_project::Layout;
-
-use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
 use somite_project::attach::{AttachmentRoot, SessionLimits};
 use somite_project::durable;
 use somite_workflow::{ErrorCode, SomiteError};
