@@ -1,0 +1,160 @@
+//! Round trips of one MCP tool call through the whole agent path, for the
+//! tracker's MCP issue: the real `somite mcp somite` binary over stdio →
+//! the loopback runtime (in process, `somite_server::start`) → back, for
+//! `somite.workflow.get` on a 500-node graph (250 paired-read imports, each
+//! feeding a fastp node over two edges). It shows what an agent pays for
+//! reading the canvas; besides criterion's estimate it prints the median and
+//! p99 of 200 individually timed calls.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::{Value, json};
+use somite_project::{Project, Seed};
+use somite_server::config::ServerConfig;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const PAIRS: usize = 250;
+const PAIRS_PER_TRANSACTION: usize = 16; // 4 operations each, 64 per transaction
+const TIMED_CALLS: usize = 200;
+
+/// The `somite` binary the bench spawns.
+fn somite_binary() -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_BIN_EXE_somite"));
+    assert!(
+        path.is_file(),
+        "{} is missing: run the bench through `cargo bench -p somite --bench mcp_round_trip`, \
+         which builds it",
+        path.display()
+    );
+    path
+}
+
+/// A project whose graph has `2 * PAIRS` nodes, built through the
+/// project's own transactions.
+fn project_with_500_nodes(root: &Path) -> Project {
+    let mut project = Project::open(root, Seed::Empty).expect("project");
+    for (batch, pairs) in (0..PAIRS)
+        .collect::<Vec<_>>()
+        .chunks(PAIRS_PER_TRANSACTION)
+        .enumerate()
+    {
+        let mut operations = Vec::new();
+        for &i in pairs {
+            let (x, y) = ((i % 25) as f64 * 400.0, (i / 25) as f64 * 150.0);
+            operations.extend([
+                json!({"op": "add_operator", "node_id": format!("reads_{i}"),
+                       "operator_id": "files.import_paired",
+                       "params": {"r1": format!("data/s{i}_R1.fastq"), "r2": format!("data/s{i}_R2.fastq")},
+                       "x": x, "y": y}),
+                json!({"op": "add_operator", "node_id": format!("trim_{i}"),
+                       "operator_id": "qc.fastp", "params": {}, "x": x + 200.0, "y": y}),
+                json!({"op": "connect", "edge_id": format!("r1_{i}"), "from_node": format!("reads_{i}"),
+                       "from_port": "r1", "to_node": format!("trim_{i}"), "to_port": "r1"}),
+                json!({"op": "connect", "edge_id": format!("r2_{i}"), "from_node": format!("reads_{i}"),
+                       "from_port": "r2", "to_node": format!("trim_{i}"), "to_port": "r2"}),
+            ]);
+        }
+        let transaction = serde_json::from_value(json!({
+            "base_state_revision": project.state_revision(),
+            "idempotency_key": format!("bench-graph-{batch:04}"),
+            "summary": format!("bench batch {batch}"),
+            "operations": operations,
+        }))
+        .expect("transaction");
+        project.apply_transaction(&transaction).expect("apply");
+    }
+    project
+}
+
+async fn connect(url: &str, capability: &str) -> RunningService<RoleClient, ()> {
+    let mut command = tokio::process::Command::new(somite_binary());
+    command
+        .args(["mcp", "somite", "--server-url", url])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("SOMITE_MCP_CAPABILITY", capability);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn somite mcp somite");
+    ().serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .expect("MCP session")
+}
+
+/// One `somite.workflow.get`; returns the node count of the answer.
+async fn workflow_get(client: &RunningService<RoleClient, ()>) -> usize {
+    let result = client
+        .call_tool(CallToolRequestParams::new("somite.workflow.get"))
+        .await
+        .expect("somite.workflow.get");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let content: Value = result.structured_content.expect("structured content");
+    content["document"]["nodes"].as_array().map_or(0, Vec::len)
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn round_trip(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = project_with_500_nodes(dir.path());
+    let config = ServerConfig::loopback(dir.path(), somite_binary()).expect("config");
+    let server = runtime
+        .block_on(somite_server::start(&config, project))
+        .expect("runtime");
+    let (_, capability) = server.state.capabilities.issue();
+    let client = runtime.block_on(connect(&server.url(), capability.expose()));
+    assert_eq!(runtime.block_on(workflow_get(&client)), 2 * PAIRS);
+
+    // Individually timed calls, for the median and p99 the issue asks for.
+    let mut samples: Vec<Duration> = (0..TIMED_CALLS)
+        .map(|_| {
+            let start = Instant::now();
+            runtime.block_on(workflow_get(&client));
+            start.elapsed()
+        })
+        .collect();
+    samples.sort();
+    let median = samples[samples.len() / 2];
+    // Nearest rank: the smallest sample at or above 99 % of them.
+    let p99 = samples[(samples.len() * 99).div_ceil(100) - 1];
+    println!(
+        "mcp_round_trip: somite.workflow.get on {} nodes, {TIMED_CALLS} calls: \
+         median {:.2} ms, p99 {:.2} ms, min {:.2} ms, max {:.2} ms",
+        2 * PAIRS,
+        millis(median),
+        millis(p99),
+        millis(samples[0]),
+        millis(samples[samples.len() - 1]),
+    );
+
+    let mut group = c.benchmark_group("mcp_round_trip");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    group.bench_function("workflow_get_500_nodes", |b| {
+        b.iter(|| runtime.block_on(workflow_get(&client)));
+    });
+    group.finish();
+
+    runtime.block_on(async {
+        client.cancel().await.expect("close the MCP session");
+        server.shutdown().await.expect("stop the runtime");
+    });
+}
+
+criterion_group!(benches, round_trip);
+criterion_main!(benches);
