@@ -2,14 +2,16 @@
 //!
 //! The same catalog, reads and search the MCP servers' `*_docs_*` tools
 //! use, for a person at a terminal (`--json` prints the tools' structured
-//! results). `import` stores a local checkout of a manual's tag in the
-//! documentation cache once, for every later session and server.
+//! results). `fetch` stores a manual's upstream tag (online), `import` a
+//! local checkout of it, in the documentation cache once, for every later
+//! session and server.
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
+use somite_mcp::docs::fetch::{FETCH_ENV, Upstream, fetch_manual};
 use somite_mcp::docs::tools::{self, DocsReadArgs, DocsSearchArgs};
 use somite_mcp::docs::{
-    DocsCache, Manual, ManualSpec, NEXTFLOW_MANUAL, PIXI_MANUAL, configured_source,
+    DocsCache, ImportReport, Manual, ManualSpec, NEXTFLOW_MANUAL, PIXI_MANUAL, configured_source,
 };
 use somite_mcp::envelope::ToolError;
 use std::path::PathBuf;
@@ -62,6 +64,9 @@ enum DocsAction {
         #[arg(long)]
         json: bool,
     },
+    /// Fetch a manual from its upstream tag into the documentation cache
+    /// (online; `SOMITE_MCP_DOCS_UPSTREAM_API` / `_RAW` name other hosts).
+    Fetch { manual: ManualName },
     /// Import a local checkout of a manual's tag into the documentation cache.
     Import {
         manual: ManualName,
@@ -101,6 +106,20 @@ fn load(manual: ManualName, source: &SourceArgs) -> anyhow::Result<Manual> {
         let envelope = ToolError::from(&error);
         anyhow::anyhow!("{}\nhint: {}", envelope.message, envelope.recovery)
     })
+}
+
+fn print_report(verb: &str, spec: &ManualSpec, report: &ImportReport) {
+    println!(
+        "{verb} {} pages ({} bytes) of {} {} into {}",
+        report.pages,
+        report.bytes,
+        spec.repository,
+        spec.tag,
+        report.directory.display()
+    );
+    for skipped in &report.skipped {
+        eprintln!("skipped {}: {}", skipped.path, skipped.reason);
+    }
 }
 
 fn failed(error: ToolError) -> anyhow::Error {
@@ -190,17 +209,21 @@ pub fn run(args: DocsArgs) -> anyhow::Result<ExitCode> {
                     dir.display()
                 )
             })?;
-            println!(
-                "imported {} pages ({} bytes) of {} {} into {}",
-                report.pages,
-                report.bytes,
-                spec.repository,
-                spec.tag,
-                report.directory.display()
-            );
-            for skipped in &report.skipped {
-                eprintln!("skipped {}: {}", skipped.path, skipped.reason);
-            }
+            print_report("imported", spec, &report);
+        }
+        DocsAction::Fetch { manual } => {
+            let spec = manual.spec();
+            let upstream = Upstream::from_env().with_context(|| {
+                format!("fetching is off ({FETCH_ENV}=off): import a local checkout instead")
+            })?;
+            let cache = DocsCache::from_env()?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let report = runtime
+                .block_on(fetch_manual(spec, &upstream, &cache))
+                .with_context(|| format!("cannot fetch the {} manual", spec.display_name))?;
+            print_report("fetched", spec, &report);
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -61,10 +61,30 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             project.display(),
             started.elapsed().as_millis()
         );
+        tokio::spawn(fetch_missing_manuals());
         server.run_until(shutdown_signal()).await?;
         eprintln!("Somite stopped.");
         anyhow::Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Fills the documentation cache from the manuals' upstream tags, once: a
+/// cached manual is never fetched again, and offline this only logs why.
+async fn fetch_missing_manuals() {
+    let (Some(upstream), Ok(cache)) = (
+        somite_mcp::docs::fetch::Upstream::from_env(),
+        somite_mcp::docs::DocsCache::from_env(),
+    ) else {
+        return;
+    };
+    for (tool, outcome) in somite_mcp::docs::fetch::fetch_missing(&cache, &upstream).await {
+        match outcome {
+            Ok(pages) => {
+                eprintln!("fetched the {tool} manual ({pages} pages) into the documentation cache")
+            }
+            Err(reason) => eprintln!("the {tool} manual was not fetched: {reason}"),
+        }
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

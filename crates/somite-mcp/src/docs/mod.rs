@@ -4,8 +4,9 @@
 //! proven against, so an agent reads about the flags the server actually
 //! passes rather than whatever the web shows today. A manual is identified
 //! by data — repository, tag and folder ([`ManualSpec`]) — and lives in the
-//! user's cache ([`cache`]), imported once from a local checkout of that tag
-//! and reused by every later session. On load its pages are normalised to
+//! user's cache ([`cache`]), fetched once from that tag when online
+//! ([`fetch`]) or imported from a local checkout of it, and reused by every
+//! later session. On load its pages are normalised to
 //! Markdown ([`normalize`]) into a [`Catalog`] (listing and paged reads), and
 //! a full-text index ([`index`]) is built in memory on first search.
 //! [`tools`] holds the documentation tools' inputs and results, shared by
@@ -13,6 +14,7 @@
 
 pub mod cache;
 pub mod catalog;
+pub mod fetch;
 pub mod index;
 pub mod normalize;
 pub mod tools;
@@ -84,7 +86,9 @@ impl ManualSpec {
     /// How to make this manual available when it is not in the cache.
     pub fn import_hint(&self) -> String {
         format!(
-            "Import a local checkout of {repo} at tag {tag} once: `somite docs import {tool} DIR` \
+            "Fetch it from {repo} at tag {tag} once with `somite docs fetch {tool}` (online; \
+             `somite serve` does this by itself), or import a local checkout of that tag: \
+             `somite docs import {tool} DIR` \
              (DIR is the checkout or its `{folder}` folder), or start the server with \
              `--docs-source DIR` or {env}=DIR.",
             repo = self.repository,
