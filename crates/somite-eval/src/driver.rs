@@ -16,12 +16,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 use somite_acp::transcript::Redactor;
+use somite_project::toolchain::{PIXI_VAR, resolve_pixi};
 use somite_project::{Layout, Project, Seed};
 use tokio::process::{Child, Command};
 
 use crate::evidence::{Evidence, FeedEvent, HarnessRecord, Injection, Refusal, Toolchain, files};
 use crate::scenario::{DATA_FILES, HUMAN_NOTE_ID, Scenario};
-use crate::score::{Score, score};
+use crate::score::{Score, TERMINAL_PHASES, score};
 
 /// How long the server may take to print its URL.
 const SERVE_READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -499,7 +500,7 @@ async fn drive(
         .await?;
     for run in &runs {
         let phase = run.get("phase").and_then(Value::as_str).unwrap_or_default();
-        if !["completed", "failed", "cancelled"].contains(&phase)
+        if !TERMINAL_PHASES.contains(&phase)
             && let Some(run_id) = run.get("run_id").and_then(Value::as_str)
         {
             wind_down_run(server, run_id).await;
@@ -728,28 +729,22 @@ async fn wind_down_run(server: &Server, run_id: &str) {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        if status.is_err() || ["completed", "failed", "cancelled"].contains(&phase.as_str()) {
+        if status.is_err() || TERMINAL_PHASES.contains(&phase.as_str()) {
             return;
         }
     }
 }
 
 /// The Pixi the server will use: `SOMITE_PIXI`, else `pixi` on `PATH`.
+/// An invalid `SOMITE_PIXI` stops the server itself, so it counts as none.
 fn find_pixi() -> Toolchain {
-    if let Some(path) = std::env::var_os("SOMITE_PIXI") {
-        return Toolchain {
-            pixi: Some(PathBuf::from(path).display().to_string()),
-            source: Some("SOMITE_PIXI".into()),
-        };
-    }
-    let on_path = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("pixi"))
-            .find(|candidate| candidate.is_file())
-    });
+    let setting = std::env::var(PIXI_VAR).ok();
+    let pixi = resolve_pixi(setting.as_deref()).ok().flatten();
     Toolchain {
-        source: on_path.as_ref().map(|_| "PATH".into()),
-        pixi: on_path.map(|path| path.display().to_string()),
+        source: pixi
+            .as_ref()
+            .map(|_| if setting.is_some() { PIXI_VAR } else { "PATH" }.to_owned()),
+        pixi: pixi.map(|path| path.display().to_string()),
     }
 }
 

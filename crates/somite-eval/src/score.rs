@@ -11,6 +11,8 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use somite_acp::events::ToolKind;
+
 use crate::evidence::{Evidence, ToolCall, Transaction};
 use crate::scenario::{HUMAN_NOTE_ID, R1_PATH, R2_PATH, Scenario};
 
@@ -24,7 +26,7 @@ const BOUNDARY_SERVERS: [&str; 3] = ["somite", "pixi", "nextflow"];
 const MAX_WAIT_MS: u64 = 25_000;
 
 /// Run phases after which nothing changes.
-const TERMINAL_PHASES: [&str; 3] = ["completed", "failed", "cancelled"];
+pub(crate) const TERMINAL_PHASES: [&str; 3] = ["completed", "failed", "cancelled"];
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,6 +139,19 @@ fn check(id: &str, passed: bool, reason: impl Into<String>) -> Check {
         status: if passed { Status::Pass } else { Status::Fail },
         reason: reason.into(),
     }
+}
+
+/// Whether the call's identity is on one of Somite's MCP servers.
+fn on_boundary(call: &ToolCall) -> bool {
+    call.view
+        .identity
+        .as_ref()
+        .is_some_and(|identity| BOUNDARY_SERVERS.contains(&identity.server.as_str()))
+}
+
+/// A call as a reason names it.
+fn describe(call: &ToolCall) -> String {
+    format!("{} ({})", call.id, call.view.title)
 }
 
 /// A node of a workflow document.
@@ -394,16 +409,12 @@ impl<'a> Facts<'a> {
         if self.calls.is_empty() {
             return check("mcp_tools_only", false, "the agent made no tool calls");
         }
-        let outside: Vec<String> =
-            self.calls
-                .iter()
-                .filter(|call| {
-                    !call.view.identity.as_ref().is_some_and(|identity| {
-                        BOUNDARY_SERVERS.contains(&identity.server.as_str())
-                    })
-                })
-                .map(|call| format!("{} ({})", call.id, call.view.title))
-                .collect();
+        let outside: Vec<String> = self
+            .calls
+            .iter()
+            .filter(|call| !on_boundary(call))
+            .map(describe)
+            .collect();
         let refused = self.evidence.harness.refusals.len();
         check(
             "mcp_tools_only",
@@ -625,15 +636,8 @@ impl<'a> Facts<'a> {
         let research: Vec<String> = self
             .calls
             .iter()
-            .filter(|call| {
-                let fetch = serde_json::to_value(call.view.kind).ok() == Some(Value::from("fetch"));
-                let outside =
-                    !call.view.identity.as_ref().is_some_and(|identity| {
-                        BOUNDARY_SERVERS.contains(&identity.server.as_str())
-                    });
-                fetch || outside
-            })
-            .map(|call| format!("{} ({})", call.id, call.view.title))
+            .filter(|call| call.view.kind == ToolKind::Fetch || !on_boundary(call))
+            .map(describe)
             .collect();
         let refused = self.evidence.harness.refusals.len();
         check(

@@ -14,23 +14,18 @@
 //! SDK (see its crate); it is built next to `somite` by `cargo build
 //! --workspace` / `cargo nextest run --workspace`.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{ready_project, sibling};
 
 /// The test agent binary, next to `somite` in the same target directory.
 fn test_agent() -> PathBuf {
-    let somite = Path::new(env!("CARGO_BIN_EXE_somite"));
-    let agent = somite.with_file_name("somite-test-agent");
-    assert!(
-        agent.exists(),
-        "{} is missing: build it with `cargo build -p somite-test-agent` \
-         (the workspace test run builds it)",
-        agent.display()
-    );
-    agent
+    sibling("somite-test-agent")
 }
 
 struct Serve {
@@ -522,28 +517,6 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
         .await;
     api.ok("/api/agent/disconnect", json!({})).await;
     serve.stop();
-}
-
-/// Paired reads through fastp with the read files on disk: ready to compile.
-fn ready_project(root: &Path) {
-    std::fs::create_dir_all(root.join("data")).unwrap();
-    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
-    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
-    let mut project = somite_project::Project::open(root, somite_project::Seed::Empty).unwrap();
-    let txn = serde_json::from_value(json!({
-        "base_state_revision": project.state_revision(),
-        "idempotency_key": "ready-graph-1",
-        "summary": "paired reads through fastp",
-        "operations": [
-            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
-             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
-            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
-            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
-            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
-        ]
-    }))
-    .unwrap();
-    project.apply_transaction(&txn).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,20 +8,13 @@
 //! would run (these machines have neither), so a "passing receipt" here is
 //! the stand-in's; the harness records which Pixi it used.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn sibling(name: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_somite")).with_file_name(name);
-    assert!(
-        path.is_file(),
-        "{} is missing: build the workspace (`cargo build --workspace`)",
-        path.display()
-    );
-    path
-}
+use support::{sibling, standin_pixi};
 
 fn plan(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,24 +22,6 @@ fn plan(name: &str) -> String {
         .join(format!("{name}.json"))
         .display()
         .to_string()
-}
-
-/// A wrapper that runs the stand-in with a fixed pace (the runner gives
-/// Pixi a cleared environment, so the pace cannot come from ours).
-fn standin_pixi(dir: &Path) -> PathBuf {
-    let wrapper = dir.join("pixi");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nSOMITE_STANDIN_STEP_MS=300 exec '{}' \"$@\"\n",
-            sibling("somite-pixi-standin").display()
-        ),
-    )
-    .unwrap();
-    let mut permissions = std::fs::metadata(&wrapper).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&wrapper, permissions).unwrap();
-    wrapper
 }
 
 struct Eval {
@@ -100,7 +75,10 @@ fn eval_with(agent: &[String], model: &str, effort: &str, scenario: &str, pixi: 
         .env("PATH", "/usr/bin:/bin")
         .env_remove("SOMITE_PIXI");
     if pixi {
-        command.env("SOMITE_PIXI", standin_pixi(root.path()));
+        command.env(
+            "SOMITE_PIXI",
+            standin_pixi(root.path(), "SOMITE_STANDIN_STEP_MS=300"),
+        );
     }
     Eval {
         output: command.output().unwrap(),
@@ -134,22 +112,22 @@ fn expect(eval: &Eval, expected: &[(&str, &str)]) {
     assert_eq!(eval.output.status.code(), Some(i32::from(failed)));
 }
 
+/// Every baseline check passed: the task done as asked.
+const BASELINE_ALL_PASS: &[(&str, &str)] = &[
+    ("inspected_before_edit", "pass"),
+    ("one_successful_edit", "pass"),
+    ("final_structure", "pass"),
+    ("validation_started", "pass"),
+    ("bounded_long_poll", "pass"),
+    ("terminal_status_reached", "pass"),
+    ("mcp_tools_only", "pass"),
+    ("passing_receipt", "pass"),
+];
+
 #[test]
 fn baseline_scores_a_good_plan_fully_and_a_careless_one_on_every_check() {
     let good = eval("baseline", "baseline");
-    expect(
-        &good,
-        &[
-            ("inspected_before_edit", "pass"),
-            ("one_successful_edit", "pass"),
-            ("final_structure", "pass"),
-            ("validation_started", "pass"),
-            ("bounded_long_poll", "pass"),
-            ("terminal_status_reached", "pass"),
-            ("mcp_tools_only", "pass"),
-            ("passing_receipt", "pass"),
-        ],
-    );
+    expect(&good, BASELINE_ALL_PASS);
     // The evidence is all there, and the score is a function of it alone.
     let dir = good.dir();
     for file in [
@@ -222,19 +200,7 @@ fn baseline_scores_a_good_plan_fully_and_a_careless_one_on_every_check() {
 #[test]
 fn natural_scores_the_outcome_not_the_wording() {
     let good = eval("natural", "natural");
-    expect(
-        &good,
-        &[
-            ("inspected_before_edit", "pass"),
-            ("one_successful_edit", "pass"),
-            ("final_structure", "pass"),
-            ("validation_started", "pass"),
-            ("bounded_long_poll", "pass"),
-            ("terminal_status_reached", "pass"),
-            ("mcp_tools_only", "pass"),
-            ("passing_receipt", "pass"),
-        ],
-    );
+    expect(&good, BASELINE_ALL_PASS);
     let prompt = std::fs::read_to_string(good.dir().join("prompt.txt")).unwrap();
     assert!(!prompt.contains("somite."), "a blind prompt names no tools");
     let swapped = eval("natural", "natural-wrong");

@@ -12,13 +12,15 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+mod support;
+
 use serde_json::{Value, json};
 use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+use support::{ready_project, standin_pixi};
 use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the
@@ -318,57 +320,15 @@ fn a_non_loopback_runtime_url_is_refused_at_start() {
     }
 }
 
-/// A Pixi for the runner whose first task keeps running until it is
-/// signalled: `somite-pixi-standin`, a STAND-IN for Pixi and Nextflow
-/// (neither can be installed here), behind a wrapper because the runner
-/// gives Pixi a cleared environment.
-fn hanging_pixi(dir: &Path) -> PathBuf {
-    let standin = Path::new(env!("CARGO_BIN_EXE_somite")).with_file_name("somite-pixi-standin");
-    assert!(
-        standin.is_file(),
-        "{} is missing: build it with `cargo build -p somite-runner --bins` \
-         (the workspace test run builds it)",
-        standin.display()
-    );
-    let wrapper = dir.join("pixi");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\nSOMITE_STANDIN_HANG=1 exec '{}' \"$@\"\n",
-            standin.display()
-        ),
-    )
-    .unwrap();
-    let mut permissions = std::fs::metadata(&wrapper).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-    std::fs::set_permissions(&wrapper, permissions).unwrap();
-    wrapper
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
     let dir = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("data")).unwrap();
-    std::fs::write(dir.path().join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
-    std::fs::write(dir.path().join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
-    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
-    let txn = serde_json::from_value(json!({
-        "base_state_revision": project.state_revision(),
-        "idempotency_key": "ready-graph-1",
-        "summary": "paired reads through fastp",
-        "operations": [
-            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
-             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
-            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
-            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
-            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
-        ]
-    }))
-    .unwrap();
-    project.apply_transaction(&txn).unwrap();
+    ready_project(dir.path());
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let config = ServerConfig {
-        pixi: Some(hanging_pixi(tools.path())),
+        // Its first task keeps running until it is signalled.
+        pixi: Some(standin_pixi(tools.path(), "SOMITE_STANDIN_HANG=1")),
         ..ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite")).unwrap()
     };
     let server = somite_server::start(&config, project).await.unwrap();

@@ -10,44 +10,14 @@
 //! runtime's own code path — compile, `pixi run --frozen`, trace parsing,
 //! receipts — is the production one.
 
+mod support;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn standin() -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_somite")).with_file_name("somite-pixi-standin");
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build -p somite-runner --bins` \
-         (the workspace test run builds it)",
-        path.display()
-    );
-    path
-}
-
-/// Paired reads through fastp with the read files on disk.
-fn ready_project(root: &Path) {
-    std::fs::create_dir_all(root.join("data")).unwrap();
-    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
-    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
-    let mut project = somite_project::Project::open(root, somite_project::Seed::Empty).unwrap();
-    let txn = serde_json::from_value(json!({
-        "base_state_revision": project.state_revision(),
-        "idempotency_key": "ready-graph-1",
-        "summary": "paired reads through fastp",
-        "operations": [
-            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
-             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
-            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
-            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
-            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
-        ]
-    }))
-    .unwrap();
-    project.apply_transaction(&txn).unwrap();
-}
+use support::{ready_project, sibling};
 
 struct Serve {
     child: Child,
@@ -59,7 +29,7 @@ impl Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_somite"))
             .args(["serve", "--port", "0", "--project"])
             .arg(project)
-            .env("SOMITE_PIXI", standin())
+            .env("SOMITE_PIXI", sibling("somite-pixi-standin"))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
