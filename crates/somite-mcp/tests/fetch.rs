@@ -4,7 +4,7 @@
 //! outside its folder or over the page limit are left alone, and a failed
 //! fetch leaves the cache as it was.
 
-use somite_mcp::docs::fetch::{FetchError, Upstream, fetch_manual};
+use somite_mcp::docs::fetch::{FetchError, MAX_FETCH_PAGES, Upstream, fetch_manual};
 use somite_mcp::docs::{DocsCache, Manual, PIXI_MANUAL};
 use somite_mcp::limits::MAX_PAGE_BYTES;
 use std::collections::HashMap;
@@ -130,6 +130,21 @@ async fn a_failed_fetch_says_why_and_leaves_the_cache_empty() {
         .await
         .unwrap_err();
     assert!(matches!(error, FetchError::NoPages { .. }), "{error}");
+
+    let crowded: Vec<String> = (0..=MAX_FETCH_PAGES)
+        .map(|n| format!("docs/page{n}.md"))
+        .collect();
+    let entries: Vec<(&str, u64)> = crowded.iter().map(|path| (path.as_str(), 10)).collect();
+    let mut routes = HashMap::new();
+    routes.insert(TREE.to_owned(), tree(&entries));
+    let too_many = serve(routes).await;
+    let error = fetch_manual(&PIXI_MANUAL, &upstream(&too_many), &cache)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, FetchError::TooManyPages { pages } if pages == MAX_FETCH_PAGES + 1),
+        "{error}"
+    );
 
     assert!(
         cache.load(&PIXI_MANUAL).unwrap().is_none(),
