@@ -41,8 +41,20 @@ impl Layout {
         self.data().join("input-origins").join("web.json")
     }
 
-    pub fn transaction_records(&self) -> PathBuf {
+    /// Where idempotency records lived before they joined the sidecar;
+    /// read once to migrate an older project, then removed.
+    pub fn legacy_transaction_records(&self) -> PathBuf {
         self.data().join("idempotency").join("transactions.json")
+    }
+
+    /// The file whose OS lock makes one process the project's only writer.
+    pub fn lock(&self) -> PathBuf {
+        self.data().join("project.lock")
+    }
+
+    /// Where the server holding the project announces its URL.
+    pub fn server_announcement(&self) -> PathBuf {
+        self.data().join("server.json")
     }
 
     pub fn operators(&self) -> PathBuf {

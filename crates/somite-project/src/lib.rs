@@ -1,7 +1,7 @@
 //! The Somite project on disk: the `.somite/` layout, durable publication,
-//! the canonical graph with its input-origin sidecar and autosave,
-//! idempotency records that survive a restart, and write-once evidence
-//! receipts.
+//! one writer per project, the canonical graph committed crash-atomically
+//! with its input-origin sidecar and the idempotency records that survive a
+//! restart, and write-once evidence receipts.
 
 pub mod attach;
 pub mod compiled;
@@ -10,6 +10,7 @@ pub mod evidence;
 mod example;
 pub mod export;
 pub mod layout;
+pub mod lock;
 pub mod project;
 pub mod records;
 pub mod toolchain;

@@ -5,15 +5,43 @@
 //! revision with idempotent replay: the key is looked up first (so a retry of
 //! an applied edit replays even though its base is now stale), then the base
 //! revision is compared, then the pure domain applies and validates the
-//! operations, and only then are the canonical graph, its input-origin
-//! sidecar, the autosave and the idempotency record published, each durably.
-//! Those are separate files, not one crash-atomic commit: if a crash leaves
-//! the graph and its sidecar disagreeing, the project refuses edits, compile,
-//! run, validate and export with `input_origin_recovery_required` until the
-//! user rebinds explicitly.
+//! operations, and only then is the edit committed.
+//!
+//! # One edit, one crash-atomic commit
+//!
+//! The input-origin sidecar is the commit record: it binds the graph's bytes
+//! (by digest) to their location *and* carries the idempotency records, and
+//! it is published before the graph. An edit is therefore two atomic
+//! renames, sidecar then graph, and the sidecar also remembers the digest of
+//! the graph it replaces and the key of the edit that replaces it. Whatever
+//! a crash interrupts, opening the project again finds one of three states:
+//!
+//! - the graph is the one the sidecar records: the edit landed, whole;
+//! - the graph is the one the sidecar *replaced*: the edit never landed, so
+//!   its record is dropped and a retry with its key applies it afresh (the
+//!   client was never told it succeeded);
+//! - anything else: someone changed or moved the files by hand, and the
+//!   project refuses writes, compile, run, validate and export with
+//!   `input_origin_recovery_required` until the user rebinds explicitly.
+//!
+//! Recovery is automatic and exact, and a retried key always answers
+//! truthfully. An edit is acknowledged only after the graph's rename is on
+//! stable storage. The autosave copy is written after that; it is a
+//! convenience, and failing to write it does not un-commit the edit.
+//!
+//! # Writers and readers
+//!
+//! [`Project::open`] takes the project's lock ([`crate::lock`]): one writer
+//! per project, and only the writer removes stale temporary files.
+//! [`Project::read`] takes no lock and writes nothing, so `somite graph
+//! show` or `assess` can never disturb a running server; it reads the graph
+//! before the sidecar, which (as the sidecar is published first) can only
+//! ever see the states crash recovery already reconciles, and retries the
+//! rare read that straddles two edits.
 
 use crate::durable::{self, DurableError};
 use crate::layout::Layout;
+use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
 use serde::{Deserialize, Serialize};
 use somite_workflow::assessment::{Assessment, assess};
@@ -23,8 +51,14 @@ use somite_workflow::limits::MAX_DOCUMENT_BYTES;
 use somite_workflow::transaction::{GraphTransaction, apply_operations};
 use somite_workflow::{Catalog, ErrorCode, Revision, SomiteError};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 type Result<T> = std::result::Result<T, SomiteError>;
+
+/// How often [`Project::read`] reads again when the graph and its sidecar
+/// straddle two edits of a running writer, and how long it pauses between.
+const READ_ATTEMPTS: usize = 40;
+const READ_RETRY_PAUSE: Duration = Duration::from_millis(5);
 
 /// Where a new project's graph comes from before its first edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,15 +82,37 @@ pub struct TransactionOutcome {
     pub replayed: bool,
 }
 
-/// The sidecar binding the canonical graph to its location.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The input-origin sidecar: binds the canonical graph to its location and
+/// is the commit record of the edit that produced it (see the module docs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct InputOrigin {
-    pub location: String,
+struct CommitRecord {
+    location: String,
     /// BLAKE3 of the canonical graph file's bytes.
-    pub document_digest: Revision,
-    pub state_revision: Revision,
-    pub graph_revision: Revision,
+    document_digest: Revision,
+    state_revision: Revision,
+    graph_revision: Revision,
+    /// The committed graph this one replaces: absent when the commit binds a
+    /// graph that was not bound before (the first save of a recovered
+    /// project, a rebind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    replaces: Option<Replaced>,
+    /// The idempotency records, the newest edit's included. Absent only in
+    /// sidecars written before the records moved here; those projects
+    /// still have them in [`Layout::legacy_transaction_records`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    transactions: Option<Records<TransactionOutcome>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Replaced {
+    /// The digest of the graph file before this commit; none when there was
+    /// no graph file yet.
+    document_digest: Option<Revision>,
+    /// The key of the edit this commit records, forgotten if the graph
+    /// turns out never to have been replaced.
+    idempotency_key: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -79,30 +135,66 @@ pub struct Project {
     document: WorkflowDocument,
     state_revision: Revision,
     records: Records<TransactionOutcome>,
+    /// The digest of the graph file this state is bound to; none while the
+    /// graph exists only in memory (a seed) or is not bound (recovery).
+    committed_digest: Option<Revision>,
     recovery: Option<RecoveryNeeded>,
+    /// Held by a writer; none for a read-only [`Project::read`].
+    lock: Option<ProjectLock>,
+}
+
+/// A document ready to commit, with the identities computed once.
+struct Staged {
+    document: WorkflowDocument,
+    state_revision: Revision,
+    graph_revision: Revision,
+}
+
+impl Staged {
+    fn new(document: WorkflowDocument, location: &str) -> Staged {
+        Staged {
+            state_revision: document.state_revision(location),
+            graph_revision: document.graph_revision(),
+            document,
+        }
+    }
+}
+
+/// What reading the project's files found.
+struct Loaded {
+    document: WorkflowDocument,
+    records: Records<TransactionOutcome>,
+    committed_digest: Option<Revision>,
+    recovery: Option<RecoveryNeeded>,
+    /// The sidecar on disk is not what a writer would write for this state
+    /// (an edit that never landed, an older format): rewrite it.
+    sidecar_outdated: bool,
 }
 
 impl Project {
-    /// Opens the project at `root`, recovering from any interrupted
-    /// publication. Opening writes nothing but the removal of stray
-    /// temporary files; a project without a graph starts from `seed` in memory.
+    /// Opens the project at `root` for writing: takes its lock (waiting a
+    /// moment for a short-lived writer), completes or forgets an edit a crash
+    /// interrupted, and removes stray temporary files. A project without a
+    /// graph starts from `seed` in memory. While a server holds the project
+    /// this fails with `project_in_use`, naming the server.
     pub fn open(root: impl Into<PathBuf>, seed: Seed) -> Result<Project> {
-        let layout = Layout::new(root);
-        let mut contracts = Catalog::builtin_contracts()?;
-        contracts.extend(Catalog::read_dir(&layout.operators())?);
-        let catalog = Catalog::new(contracts)?;
+        match lock::claim(&Layout::new(root), LOCK_WAIT)? {
+            Claim::Acquired(lock) => Project::open_locked(lock, seed),
+            Claim::HeldByServer(server) => Err(lock::in_use_by_server(
+                &server,
+                "make the change in that server (its web workspace or HTTP API), or stop it first",
+            )),
+        }
+    }
+
+    /// Opens the project whose lock the caller already holds.
+    pub fn open_locked(lock: ProjectLock, seed: Seed) -> Result<Project> {
+        let layout = lock.layout().clone();
+        lock.remove_stale_announcement();
         for dir in [
             layout.data(),
-            layout
-                .input_origin()
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
-            layout
-                .transaction_records()
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
+            parent(&layout.input_origin()),
+            parent(&layout.legacy_transaction_records()),
         ] {
             match durable::remove_stale_temp_files(&dir) {
                 Ok(_) => {}
@@ -110,41 +202,52 @@ impl Project {
                 Err(e) => return Err(io_error(&dir, e)),
             }
         }
+        let catalog = load_catalog(&layout)?;
+        let loaded = load(&layout, &catalog, seed)?;
+        let sidecar_outdated = loaded.sidecar_outdated;
+        let mut project = Project::from_loaded(layout, catalog, loaded, Some(lock));
+        if sidecar_outdated {
+            project.rewrite_sidecar()?;
+        }
+        Ok(project)
+    }
 
-        let location = layout.graph_location();
-        let (document, recovery) = match durable::read_capped(&layout.graph(), MAX_DOCUMENT_BYTES) {
-            Ok(bytes) => {
-                let document = WorkflowDocument::from_json(&bytes)?;
-                let recovery = check_origin(&layout, &bytes, &location)?;
-                (document, recovery)
+    /// A read-only view of the project as last committed, for commands that
+    /// only look: no lock, nothing written, safe beside a running server.
+    /// Every write method refuses on it.
+    pub fn read(root: impl Into<PathBuf>, seed: Seed) -> Result<Project> {
+        let layout = Layout::new(root);
+        let catalog = load_catalog(&layout)?;
+        let mut attempt = 1;
+        loop {
+            let loaded = load(&layout, &catalog, seed)?;
+            if loaded.recovery.is_none() || attempt == READ_ATTEMPTS {
+                return Ok(Project::from_loaded(layout, catalog, loaded, None));
             }
-            Err(DurableError::NotFound { .. }) => (seed_document(seed, &catalog)?, None),
-            Err(e) => return Err(durable_error(e)),
-        };
-        let records = match durable::read_capped(&layout.transaction_records(), MAX_DOCUMENT_BYTES)
-        {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                SomiteError::new(
-                    ErrorCode::InvalidDocument,
-                    format!("the idempotency records do not parse: {e}"),
-                    format!(
-                        "remove {} to forget remembered keys",
-                        layout.transaction_records().display()
-                    ),
-                )
-            })?,
-            Err(DurableError::NotFound { .. }) => Records::default(),
-            Err(e) => return Err(durable_error(e)),
-        };
-        let state_revision = document.state_revision(&location);
-        Ok(Project {
+            // A writer may have published several edits between our read of
+            // the graph and of its sidecar; a real mismatch persists.
+            attempt += 1;
+            std::thread::sleep(READ_RETRY_PAUSE);
+        }
+    }
+
+    fn from_loaded(
+        layout: Layout,
+        catalog: Catalog,
+        loaded: Loaded,
+        lock: Option<ProjectLock>,
+    ) -> Project {
+        let state_revision = loaded.document.state_revision(&layout.graph_location());
+        Project {
             layout,
             catalog,
-            document,
+            document: loaded.document,
             state_revision,
-            records,
-            recovery,
-        })
+            records: loaded.records,
+            committed_digest: loaded.committed_digest,
+            recovery: loaded.recovery,
+            lock,
+        }
     }
 
     pub fn layout(&self) -> &Layout {
@@ -170,6 +273,15 @@ impl Project {
     /// Why the project refuses writes, if it does.
     pub fn recovery_needed(&self) -> Option<&RecoveryNeeded> {
         self.recovery.as_ref()
+    }
+
+    /// Announces that this process serves the project at `url` (see
+    /// [`crate::lock`]); only a writer can.
+    pub fn announce_server(&mut self, url: &str) -> Result<()> {
+        self.lock
+            .as_mut()
+            .ok_or_else(read_only)?
+            .announce_server(url)
     }
 
     /// Refuses with `input_origin_recovery_required` while the recovered graph
@@ -215,6 +327,7 @@ impl Project {
     /// Applies one transaction with compare-and-swap and idempotent replay.
     pub fn apply_transaction(&mut self, txn: &GraphTransaction) -> Result<TransactionOutcome> {
         txn.check_envelope()?;
+        self.ensure_writer()?;
         let digest = txn.content_digest();
         match self.records.lookup(&txn.idempotency_key, &digest) {
             Lookup::Replay(outcome) => {
@@ -237,20 +350,18 @@ impl Project {
             return Err(stale(&self.state_revision, &self.document));
         }
         let next = apply_operations(&self.document, &self.catalog, &txn.operations)?;
-        let previous = self.state_revision.clone();
-        self.publish(next)?;
+        let staged = Staged::new(next, &self.layout.graph_location());
         let outcome = TransactionOutcome {
-            previous_state_revision: previous,
-            state_revision: self.state_revision.clone(),
-            graph_revision: self.document.graph_revision(),
+            previous_state_revision: self.state_revision.clone(),
+            state_revision: staged.state_revision.clone(),
+            graph_revision: staged.graph_revision.clone(),
             summary: txn.summary.clone(),
             operations: txn.operations.len(),
             replayed: false,
         };
-        self.records
-            .insert(txn.idempotency_key.clone(), digest, outcome.clone());
-        let records = serde_json::to_vec(&self.records).expect("records serialize");
-        durable::publish(&self.layout.transaction_records(), &records).map_err(durable_error)?;
+        let mut records = self.records.clone();
+        records.insert(txn.idempotency_key.clone(), digest, outcome.clone());
+        self.commit(staged, records, Some(&txn.idempotency_key))?;
         Ok(outcome)
     }
 
@@ -272,12 +383,14 @@ impl Project {
             ));
         }
         let document = WorkflowDocument::from_json(bytes)?;
+        self.ensure_writer()?;
         self.ensure_bound()?;
         if base_state_revision != self.state_revision {
             return Err(stale(&self.state_revision, &self.document));
         }
         let previous = self.state_revision.clone();
-        self.publish(document)?;
+        let staged = Staged::new(document, &self.layout.graph_location());
+        self.commit(staged, self.records.clone(), None)?;
         Ok(TransactionOutcome {
             previous_state_revision: previous,
             state_revision: self.state_revision.clone(),
@@ -301,18 +414,46 @@ impl Project {
         durable::publish(path, &bytes).map_err(durable_error)
     }
 
-    /// Binds the current graph to its location again after a recovery, and
-    /// makes the graph itself durable if it only existed in memory.
+    /// Binds the current graph to its location again after the user changed
+    /// or moved the project's files, and makes the graph itself durable if it
+    /// only existed in memory.
     pub fn rebind(&mut self) -> Result<Revision> {
-        let document = self.document.clone();
-        self.publish(document)?;
-        self.recovery = None;
+        self.ensure_writer()?;
+        let staged = Staged::new(self.document.clone(), &self.layout.graph_location());
+        self.commit(staged, self.records.clone(), None)?;
         Ok(self.state_revision.clone())
     }
 
-    /// Publishes `document` as the canonical graph, its sidecar and autosave.
-    fn publish(&mut self, document: WorkflowDocument) -> Result<()> {
-        let bytes = serde_json::to_vec_pretty(&document).expect("documents serialize");
+    /// Makes a graph that exists only in memory (a new project's seed)
+    /// durable, so every reader of the project's files sees what a server
+    /// shows. A graph already on disk, or one awaiting an explicit rebind,
+    /// is left alone.
+    pub fn persist_seed(&mut self) -> Result<()> {
+        self.ensure_writer()?;
+        if self.committed_digest.is_some() || self.recovery.is_some() {
+            return Ok(());
+        }
+        let staged = Staged::new(self.document.clone(), &self.layout.graph_location());
+        self.commit(staged, self.records.clone(), None)
+    }
+
+    fn ensure_writer(&self) -> Result<()> {
+        match self.lock {
+            Some(_) => Ok(()),
+            None => Err(read_only()),
+        }
+    }
+
+    /// Commits `staged` as the canonical graph with `records` (see the module
+    /// docs): the sidecar first, then the graph, then the autosave copy.
+    /// `key` is the edit's idempotency key, if it has one.
+    fn commit(
+        &mut self,
+        staged: Staged,
+        records: Records<TransactionOutcome>,
+        key: Option<&str>,
+    ) -> Result<()> {
+        let bytes = serde_json::to_vec_pretty(&staged.document).expect("documents serialize");
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
                 ErrorCode::PayloadTooLarge,
@@ -320,61 +461,220 @@ impl Project {
                 "split the workflow or remove large notes",
             ));
         }
-        let location = self.layout.graph_location();
-        let state_revision = document.state_revision(&location);
-        durable::publish(&self.layout.graph(), &bytes).map_err(durable_error)?;
-        let origin = InputOrigin {
-            location,
-            document_digest: digest_bytes(&bytes),
-            state_revision: state_revision.clone(),
-            graph_revision: document.graph_revision(),
+        let document_digest = digest_bytes(&bytes);
+        let replaces = self.recovery.is_none().then(|| Replaced {
+            document_digest: self.committed_digest.clone(),
+            idempotency_key: key.map(str::to_owned),
+        });
+        let record = CommitRecord {
+            location: self.layout.graph_location(),
+            document_digest: document_digest.clone(),
+            state_revision: staged.state_revision.clone(),
+            graph_revision: staged.graph_revision.clone(),
+            replaces,
+            transactions: Some(records),
         };
-        let origin_bytes = serde_json::to_vec_pretty(&origin).expect("origins serialize");
-        durable::publish(&self.layout.input_origin(), &origin_bytes).map_err(durable_error)?;
-        self.document = document;
-        self.state_revision = state_revision;
+        // Until the graph's rename, a crash (or a failure below) leaves the
+        // previous graph in place, which recovery recognises as "never landed".
+        publish_sidecar(&self.layout, &record).map_err(durable_error)?;
+        let committed = match durable::publish(&self.layout.graph(), &bytes) {
+            Ok(()) => Ok(()),
+            // The new graph is in place but its directory entry may not
+            // survive a power loss: the edit is applied (a retry with its key
+            // replays it), and the caller is told the truth about durability.
+            Err(e @ DurableError::NotDurable { .. }) => {
+                let mut error = durable_error(e).with_detail("committed", true);
+                error.recovery = "the edit is applied but the disk did not confirm it is durable; \
+                                  check the disk, then retry with the same idempotency key to confirm it was kept"
+                    .into();
+                Err(error)
+            }
+            Err(e) => return Err(durable_error(e)),
+        };
+        if let Some(transactions) = record.transactions {
+            self.records = transactions;
+        }
+        self.document = staged.document;
+        self.state_revision = staged.state_revision;
+        self.committed_digest = Some(document_digest);
+        self.recovery = None;
+        self.write_autosave();
+        committed
+    }
+
+    /// Writes the sidecar a writer would write for the current, committed
+    /// state: after recovery dropped an edit that never landed, or to move
+    /// an older project's records into the sidecar.
+    fn rewrite_sidecar(&mut self) -> Result<()> {
+        let Some(document_digest) = self.committed_digest.clone() else {
+            return Ok(());
+        };
+        let record = CommitRecord {
+            location: self.layout.graph_location(),
+            document_digest,
+            state_revision: self.state_revision.clone(),
+            graph_revision: self.document.graph_revision(),
+            replaces: None,
+            transactions: Some(self.records.clone()),
+        };
+        publish_sidecar(&self.layout, &record).map_err(durable_error)?;
+        let legacy = self.layout.legacy_transaction_records();
+        match std::fs::remove_file(&legacy) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io_error(&legacy, e)),
+        }
+    }
+
+    /// The autosave copy, written after the commit. The canonical graph
+    /// already holds the edit durably, so a failure here is not the edit's:
+    /// the next commit writes the copy again.
+    fn write_autosave(&self) {
         let autosave = Autosave {
             state_revision: self.state_revision.clone(),
             document: self.document.clone(),
         };
-        let autosave_bytes = serde_json::to_vec(&autosave).expect("autosave serializes");
-        durable::publish(&self.layout.autosave(), &autosave_bytes).map_err(durable_error)?;
-        Ok(())
+        let bytes = serde_json::to_vec(&autosave).expect("autosave serializes");
+        let _ = durable::publish(&self.layout.autosave(), &bytes);
     }
 }
 
-/// Whether the canonical graph's bytes are the ones its sidecar recorded.
-fn check_origin(
+fn publish_sidecar(
     layout: &Layout,
-    graph_bytes: &[u8],
-    location: &str,
-) -> Result<Option<RecoveryNeeded>> {
-    let origin = match durable::read_capped(&layout.input_origin(), MAX_DOCUMENT_BYTES) {
-        Ok(bytes) => bytes,
-        Err(DurableError::NotFound { .. }) => {
-            return Ok(Some(RecoveryNeeded {
-                reason: "the input-origin sidecar is missing".into(),
-            }));
-        }
+    record: &CommitRecord,
+) -> std::result::Result<(), DurableError> {
+    let bytes = serde_json::to_vec_pretty(record).expect("commit records serialize");
+    durable::publish(&layout.input_origin(), &bytes)
+}
+
+fn load_catalog(layout: &Layout) -> Result<Catalog> {
+    let mut contracts = Catalog::builtin_contracts()?;
+    contracts.extend(Catalog::read_dir(&layout.operators())?);
+    Catalog::new(contracts)
+}
+
+/// Reads the graph, then its sidecar (in that order: the sidecar is
+/// published first, so it is never older than the graph read before it), and
+/// reconciles them as the module docs describe.
+fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
+    let graph = match durable::read_capped(&layout.graph(), MAX_DOCUMENT_BYTES) {
+        Ok(bytes) => Some(bytes),
+        Err(DurableError::NotFound { .. }) => None,
         Err(e) => return Err(durable_error(e)),
     };
-    let Ok(origin) = serde_json::from_slice::<InputOrigin>(&origin) else {
-        return Ok(Some(RecoveryNeeded {
-            reason: "the input-origin sidecar is unreadable".into(),
-        }));
+    let graph_digest = graph.as_deref().map(digest_bytes);
+    let document = match &graph {
+        Some(bytes) => WorkflowDocument::from_json(bytes)?,
+        None => seed_document(seed, catalog)?,
     };
-    if origin.location != location {
-        return Ok(Some(RecoveryNeeded {
-            reason: format!("the sidecar binds {}, not {location}", origin.location),
-        }));
+    let sidecar = match durable::read_capped(&layout.input_origin(), MAX_DOCUMENT_BYTES) {
+        Ok(bytes) => {
+            Some(serde_json::from_slice::<CommitRecord>(&bytes).map_err(|e| e.to_string()))
+        }
+        Err(DurableError::NotFound { .. }) => None,
+        Err(e) => return Err(durable_error(e)),
+    };
+    let unbound = |reason: &str, records| Loaded {
+        document: document.clone(),
+        records,
+        committed_digest: None,
+        recovery: Some(RecoveryNeeded {
+            reason: reason.to_owned(),
+        }),
+        sidecar_outdated: false,
+    };
+    let record = match sidecar {
+        None if graph.is_none() => {
+            return Ok(Loaded {
+                document,
+                records: read_legacy_records(layout)?,
+                committed_digest: None,
+                recovery: None,
+                sidecar_outdated: false,
+            });
+        }
+        None => {
+            return Ok(unbound(
+                "the input-origin sidecar is missing",
+                read_legacy_records(layout)?,
+            ));
+        }
+        Some(Err(_)) => {
+            return Ok(unbound(
+                "the input-origin sidecar is unreadable",
+                read_legacy_records(layout)?,
+            ));
+        }
+        Some(Ok(record)) => record,
+    };
+    let legacy_format = record.transactions.is_none();
+    let mut records = match record.transactions {
+        Some(records) => records,
+        None => read_legacy_records(layout)?,
+    };
+    let location = layout.graph_location();
+    if record.location != location {
+        return Ok(unbound(
+            &format!("the sidecar binds {}, not {location}", record.location),
+            records,
+        ));
     }
-    if origin.document_digest != digest_bytes(graph_bytes) {
-        return Ok(Some(RecoveryNeeded {
-            reason: "the graph on disk is not the one its sidecar recorded (an interrupted save?)"
-                .into(),
-        }));
+    if graph_digest.as_ref() == Some(&record.document_digest) {
+        return Ok(Loaded {
+            document,
+            records,
+            committed_digest: graph_digest,
+            recovery: None,
+            sidecar_outdated: legacy_format,
+        });
     }
-    Ok(None)
+    match record.replaces {
+        Some(replaced) if replaced.document_digest == graph_digest => {
+            // The sidecar was published, the graph never was: the edit did
+            // not happen, and its key must not claim it did.
+            if let Some(key) = &replaced.idempotency_key {
+                records.remove(key);
+            }
+            Ok(Loaded {
+                document,
+                records,
+                committed_digest: graph_digest,
+                recovery: None,
+                sidecar_outdated: true,
+            })
+        }
+        _ => Ok(unbound(
+            "the graph on disk is not the one its sidecar recorded (changed or moved by hand?)",
+            records,
+        )),
+    }
+}
+
+fn read_legacy_records(layout: &Layout) -> Result<Records<TransactionOutcome>> {
+    let path = layout.legacy_transaction_records();
+    match durable::read_capped(&path, MAX_DOCUMENT_BYTES) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            SomiteError::new(
+                ErrorCode::InvalidDocument,
+                format!("the idempotency records do not parse: {e}"),
+                format!("remove {} to forget remembered keys", path.display()),
+            )
+        }),
+        Err(DurableError::NotFound { .. }) => Ok(Records::default()),
+        Err(e) => Err(durable_error(e)),
+    }
+}
+
+fn parent(path: &Path) -> PathBuf {
+    path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn read_only() -> SomiteError {
+    SomiteError::new(
+        ErrorCode::ProjectInUse,
+        "this view of the project was opened read-only",
+        "open the project for writing (Project::open) to change it",
+    )
 }
 
 fn stale(current: &Revision, document: &WorkflowDocument) -> SomiteError {

@@ -64,6 +64,11 @@ impl<T> Records<T> {
         }
     }
 
+    /// Forgets `key`, for an edit that turned out never to have happened.
+    pub fn remove(&mut self, key: &str) {
+        self.records.retain(|r| r.key != key);
+    }
+
     pub fn len(&self) -> usize {
         self.records.len()
     }

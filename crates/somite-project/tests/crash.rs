@@ -1,23 +1,27 @@
-//! A project survives its process being killed in the middle of publishing.
+//! A project survives its writer being killed at any moment, exactly.
 //!
 //! The test re-executes its own binary as a child that applies transactions
-//! as fast as it can, SIGKILLs it at varying moments, and reopens the project
-//! each time: the graph must parse and validate, and the project must either
-//! be bound (the state revision is one the child reported or is about to) or
-//! refuse writes with `input_origin_recovery_required` until rebound — never a
-//! torn file, never a silent mix of two states.
+//! as fast as it can and reports each acknowledged one, SIGKILLs it at
+//! varying moments over a hundred rounds, and reopens the project each time.
+//! Every round must find: a project that opens bound (no manual rebind),
+//! every acknowledged edit present, the edit that was in flight either whole
+//! or absent, and a retry of that edit with its original key answered
+//! truthfully — replayed if it landed, applied if it did not — as well as a
+//! retry of the last acknowledged edit replayed with its original outcome.
 
 use serde_json::json;
 use somite_project::{Project, Seed};
-use somite_workflow::ErrorCode;
 use somite_workflow::transaction::GraphTransaction;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const CHILD_ENV: &str = "SOMITE_CRASH_CHILD_PROJECT";
+const ROUNDS: u64 = 110;
 
-fn move_edit(base: &str, i: u64) -> GraphTransaction {
+/// Edit `i` moves the node to x = i; its key is derived from `i` alone, so
+/// the parent can rebuild exactly the request the child was sending.
+fn edit(base: &str, i: u64) -> GraphTransaction {
     serde_json::from_value(json!({
         "base_state_revision": base,
         "idempotency_key": format!("crash-{i:08}"),
@@ -30,6 +34,10 @@ fn move_edit(base: &str, i: u64) -> GraphTransaction {
     .unwrap()
 }
 
+fn position(project: &Project) -> u64 {
+    project.document().node("reads").unwrap().x as u64
+}
+
 #[test]
 #[ignore = "child process of the crash test"]
 fn crash_child() {
@@ -37,17 +45,37 @@ fn crash_child() {
         return;
     };
     let mut project = Project::open(&root, Seed::Empty).unwrap();
-    let mut i = project.document().nodes[0].x as u64 + 1;
     loop {
+        let i = position(&project) + 1;
         let base = project.state_revision().clone();
-        project.apply_transaction(&move_edit(&base, i)).unwrap();
-        println!("applied {i}");
-        i += 1;
+        let outcome = project.apply_transaction(&edit(&base, i)).unwrap();
+        println!("applied {i} {base} {}", outcome.state_revision);
+    }
+}
+
+/// The last edit the child acknowledged: its number, base and result.
+struct Acknowledged {
+    i: u64,
+    base: String,
+    state_revision: String,
+}
+
+impl Acknowledged {
+    fn parse(line: &str) -> Option<Acknowledged> {
+        let words: Vec<&str> = line.split(' ').collect();
+        let ["applied", i, base, state_revision] = words[..] else {
+            return None;
+        };
+        Some(Acknowledged {
+            i: i.parse().ok()?,
+            base: base.to_owned(),
+            state_revision: state_revision.to_owned(),
+        })
     }
 }
 
 #[test]
-fn a_killed_writer_leaves_a_project_that_opens_and_recovers() {
+fn a_killed_writer_loses_nothing_and_recovers_by_itself() {
     let dir = tempfile::tempdir().unwrap();
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
     let base = project.state_revision().clone();
@@ -59,8 +87,8 @@ fn a_killed_writer_leaves_a_project_that_opens_and_recovers() {
     project.apply_transaction(&seed).unwrap();
     drop(project);
 
-    let mut recovered = 0;
-    for round in 0..6u64 {
+    let (mut landed_in_flight, mut lost_in_flight) = (0, 0);
+    for round in 0..ROUNDS {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "crash_child", "--nocapture", "--include-ignored"])
             .env(CHILD_ENV, dir.path())
@@ -70,36 +98,80 @@ fn a_killed_writer_leaves_a_project_that_opens_and_recovers() {
             .unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let deadline = Instant::now() + Duration::from_secs(60);
-        let mut applied = 0;
-        // Let it get going, then kill it a little later each round.
-        while applied < 3 + round * 2 {
+        let mut last: Option<Acknowledged> = None;
+        // Let it get going, then kill it at a moment that drifts from round
+        // to round across the phases of a commit.
+        let mut acknowledged = 0;
+        while acknowledged < 1 + round % 4 {
             assert!(Instant::now() < deadline, "the child made no progress");
-            match lines.next() {
-                Some(Ok(line)) if line.starts_with("applied") => applied += 1,
-                Some(_) => {}
-                None => panic!("the child exited early"),
+            let line = lines
+                .next()
+                .expect("the child exited early")
+                .expect("the child's output is text");
+            if let Some(ack) = Acknowledged::parse(&line) {
+                last = Some(ack);
+                acknowledged += 1;
             }
         }
-        std::thread::sleep(Duration::from_micros(300 * round));
+        std::thread::sleep(Duration::from_micros(137 * (round % 23)));
         child.kill().unwrap();
         child.wait().unwrap();
+        // Lines the child printed before it died are acknowledgements too.
+        if let Some(ack) = lines
+            .map_while(Result::ok)
+            .filter_map(|line| Acknowledged::parse(&line))
+            .last()
+        {
+            last = Some(ack);
+        }
+        let last = last.expect("the child acknowledged at least one edit");
 
         let mut project = Project::open(dir.path(), Seed::Empty)
             .expect("a killed writer never corrupts the project");
         project.document().validate().unwrap();
-        if project.recovery_needed().is_some() {
-            recovered += 1;
-            assert_eq!(
-                project.ensure_bound().unwrap_err().code,
-                ErrorCode::InputOriginRecoveryRequired
+        assert!(
+            project.recovery_needed().is_none(),
+            "round {round}: recovery must be automatic, not a manual rebind: {:?}",
+            project.recovery_needed()
+        );
+        let at = position(&project);
+        assert!(
+            at == last.i || at == last.i + 1,
+            "round {round}: edit {} was acknowledged but the graph is at {at}",
+            last.i
+        );
+
+        // The acknowledged edit, retried, replays with its original answer.
+        let replay = project
+            .apply_transaction(&edit(&last.base, last.i))
+            .unwrap();
+        assert!(
+            replay.replayed,
+            "round {round}: an acknowledged key replays"
+        );
+        assert_eq!(replay.state_revision, last.state_revision);
+
+        // The edit in flight, retried with its key, tells the truth.
+        let in_flight = project
+            .apply_transaction(&edit(&last.state_revision, last.i + 1))
+            .unwrap();
+        if at == last.i + 1 {
+            landed_in_flight += 1;
+            assert!(
+                in_flight.replayed,
+                "round {round}: the in-flight edit landed, so its key replays"
             );
-            project.rebind().unwrap();
+            assert_eq!(&in_flight.state_revision, project.state_revision());
+        } else {
+            lost_in_flight += 1;
+            assert!(
+                !in_flight.replayed,
+                "round {round}: the in-flight edit never landed, so its key applies it now"
+            );
         }
-        let base = project.state_revision().clone();
-        let next_i = project.document().nodes[0].x as u64 + 1000;
-        project
-            .apply_transaction(&move_edit(&base, next_i))
-            .expect("the project accepts edits again");
+        assert_eq!(position(&project), last.i + 1);
     }
-    eprintln!("crash rounds that needed a rebind: {recovered} of 6");
+    eprintln!(
+        "{ROUNDS} kills: the edit in flight had landed {landed_in_flight} times and not {lost_in_flight} times; no rebind needed"
+    );
 }

@@ -30,7 +30,7 @@ fn a_transaction_is_published_and_survives_a_restart() {
         .unwrap();
     assert_eq!(outcome.previous_state_revision, base);
     assert!(!outcome.replayed);
-    let reopened = Project::open(dir.path(), Seed::Empty).unwrap();
+    let reopened = Project::read(dir.path(), Seed::Empty).unwrap();
     assert_eq!(reopened.state_revision(), &outcome.state_revision);
     assert_eq!(reopened.graph_revision(), outcome.graph_revision);
     assert!(reopened.document().node("reads").is_some());
@@ -59,7 +59,7 @@ fn a_stale_base_is_refused_and_never_overwrites() {
     );
     assert_eq!(project.state_revision(), &first.state_revision);
     assert_eq!(
-        Project::open(dir.path(), Seed::Empty)
+        Project::read(dir.path(), Seed::Empty)
             .unwrap()
             .state_revision(),
         &first.state_revision
@@ -150,7 +150,7 @@ fn a_graph_that_does_not_match_its_sidecar_requires_an_explicit_rebind() {
         ))
         .unwrap();
     assert!(
-        Project::open(dir.path(), Seed::Empty)
+        Project::read(dir.path(), Seed::Empty)
             .unwrap()
             .recovery_needed()
             .is_none()
@@ -166,7 +166,7 @@ fn a_missing_sidecar_also_requires_a_rebind() {
         .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
         .unwrap();
     std::fs::remove_file(project.layout().input_origin()).unwrap();
-    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let project = Project::read(dir.path(), Seed::Empty).unwrap();
     assert_eq!(
         project.ensure_bound().unwrap_err().code,
         ErrorCode::InputOriginRecoveryRequired
@@ -176,8 +176,8 @@ fn a_missing_sidecar_also_requires_a_rebind() {
 #[test]
 fn an_oversized_document_is_refused_on_open() {
     let dir = tempfile::tempdir().unwrap();
-    let project = Project::open(dir.path(), Seed::Empty).unwrap();
-    let graph = project.layout().graph();
+    let layout = somite_project::Layout::new(dir.path());
+    let graph = layout.graph();
     std::fs::create_dir_all(graph.parent().unwrap()).unwrap();
     let file = std::fs::File::create(&graph).unwrap();
     file.set_len(somite_workflow::limits::MAX_DOCUMENT_BYTES + 1)
@@ -189,8 +189,8 @@ fn an_oversized_document_is_refused_on_open() {
 #[test]
 fn a_corrupt_document_is_refused_with_a_structured_error() {
     let dir = tempfile::tempdir().unwrap();
-    let project = Project::open(dir.path(), Seed::Empty).unwrap();
-    let graph = project.layout().graph();
+    let layout = somite_project::Layout::new(dir.path());
+    let graph = layout.graph();
     std::fs::create_dir_all(graph.parent().unwrap()).unwrap();
     std::fs::write(&graph, b"{not json").unwrap();
     let err = Project::open(dir.path(), Seed::Empty).unwrap_err();
@@ -232,7 +232,7 @@ fn a_portable_document_saves_and_imports_with_cas() {
         "the semantic identity travels with the document"
     );
     assert!(
-        Project::open(other.path(), Seed::Empty)
+        Project::read(other.path(), Seed::Empty)
             .unwrap()
             .recovery_needed()
             .is_none()
@@ -253,4 +253,145 @@ fn a_portable_document_saves_and_imports_with_cas() {
         &base,
         "a refused import changes nothing"
     );
+}
+
+#[test]
+fn an_edit_whose_graph_never_landed_is_forgotten_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    let first = project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+    let graph = project.layout().graph();
+    let committed = std::fs::read(&graph).unwrap();
+    let second = txn(
+        &first.state_revision,
+        "edit-00000002",
+        json!([{"op": "set_title", "title": "second"}]),
+    );
+    project.apply_transaction(&second).unwrap();
+    drop(project);
+    // What a crash after the sidecar's publication and before the graph's
+    // leaves: the commit record of edit 2 beside the graph of edit 1.
+    std::fs::write(&graph, &committed).unwrap();
+
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert!(project.recovery_needed().is_none(), "recovered by itself");
+    assert_eq!(project.state_revision(), &first.state_revision);
+    let retried = project.apply_transaction(&second).unwrap();
+    assert!(
+        !retried.replayed,
+        "the key of an edit that never landed does not claim it did"
+    );
+    assert_eq!(project.document().title, "second");
+    let replayed = project
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+    assert!(replayed.replayed, "the landed edit's key still replays");
+}
+
+#[test]
+fn an_older_project_keeps_its_idempotency_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = project.state_revision().clone();
+    let edit = txn(&base, "edit-00000001", add_reads());
+    let original = project.apply_transaction(&edit).unwrap();
+    let layout = project.layout().clone();
+    drop(project);
+    // The layout before the records joined the sidecar.
+    let mut sidecar: Value =
+        serde_json::from_slice(&std::fs::read(layout.input_origin()).unwrap()).unwrap();
+    let records = sidecar
+        .as_object_mut()
+        .unwrap()
+        .remove("transactions")
+        .unwrap();
+    sidecar.as_object_mut().unwrap().remove("replaces");
+    std::fs::write(layout.input_origin(), serde_json::to_vec(&sidecar).unwrap()).unwrap();
+    let legacy = layout.legacy_transaction_records();
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    std::fs::write(&legacy, serde_json::to_vec(&records).unwrap()).unwrap();
+
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    project.ensure_bound().unwrap();
+    assert!(!legacy.exists(), "the records moved into the sidecar");
+    let replay = project.apply_transaction(&edit).unwrap();
+    assert!(replay.replayed);
+    assert_eq!(replay.state_revision, original.state_revision);
+}
+
+#[test]
+fn one_writer_per_project_and_readers_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = Project::open(dir.path(), Seed::Empty).unwrap();
+    let base = writer.state_revision().clone();
+    let outcome = writer
+        .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
+        .unwrap();
+
+    // Another process's publication in progress must survive any reader.
+    let data = writer.layout().data();
+    let in_progress = data.join(".web.somite.json.4194304.0.tmp");
+    std::fs::write(&in_progress, b"half").unwrap();
+    let listing = || {
+        let mut entries: Vec<_> = walk(&data)
+            .into_iter()
+            .map(|p| {
+                let meta = std::fs::metadata(&p).unwrap();
+                (p, meta.len(), meta.modified().unwrap())
+            })
+            .collect();
+        entries.sort();
+        entries
+    };
+    let before = listing();
+    let reader = Project::read(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(reader.state_revision(), &outcome.state_revision);
+    reader.ensure_bound().unwrap();
+    assert_eq!(listing(), before, "reading changes nothing on disk");
+
+    let mut reader = reader;
+    let err = reader
+        .apply_transaction(&txn(
+            &outcome.state_revision,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "x"}]),
+        ))
+        .unwrap_err();
+    assert_eq!(
+        err.code,
+        ErrorCode::ProjectInUse,
+        "a read-only view never writes"
+    );
+
+    let started = std::time::Instant::now();
+    let err = Project::open(dir.path(), Seed::Empty).unwrap_err();
+    assert_eq!(err.code, ErrorCode::ProjectInUse);
+    assert!(
+        started.elapsed() >= somite_project::lock::LOCK_WAIT,
+        "a second writer waited for the first"
+    );
+
+    drop(writer);
+    let reopened = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(reopened.state_revision(), &outcome.state_revision);
+    assert!(
+        !in_progress.exists(),
+        "the writer, under the lock, removes strays"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

@@ -34,6 +34,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | IdempotencyConflict
         | WorkflowNotReady
         | InputOriginRecoveryRequired
+        | ProjectInUse
         | AgentNotConnected
         | AgentAlreadyConnected
         | AgentNotReady

@@ -44,6 +44,9 @@ pub enum ErrorCode {
     /// An evidence receipt on disk no longer matches its own digest.
     EvidenceTampered,
     InputOriginRecoveryRequired,
+    /// Another Somite process (a running `somite serve`, or a CLI command
+    /// that is writing) holds the project; one writer per project.
+    ProjectInUse,
     CapabilityRequired,
     ForbiddenHost,
     ForbiddenOrigin,
@@ -97,6 +100,7 @@ impl ErrorCode {
             ErrorCode::RunLost => "run_lost",
             ErrorCode::EvidenceTampered => "evidence_tampered",
             ErrorCode::InputOriginRecoveryRequired => "input_origin_recovery_required",
+            ErrorCode::ProjectInUse => "project_in_use",
             ErrorCode::CapabilityRequired => "capability_required",
             ErrorCode::ForbiddenHost => "forbidden_host",
             ErrorCode::ForbiddenOrigin => "forbidden_origin",
@@ -176,6 +180,7 @@ mod tests {
         let codes = [
             ErrorCode::StaleRevision,
             ErrorCode::InputOriginRecoveryRequired,
+            ErrorCode::ProjectInUse,
             ErrorCode::CapabilityRequired,
             ErrorCode::PayloadTooLarge,
             ErrorCode::RepresentativeFixtureUnsupported,

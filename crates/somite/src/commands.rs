@@ -4,15 +4,22 @@
 //! routes call, and renders the result for a person or, with `--json`, as the
 //! exact wire shape. A rejected input prints the structured error (code,
 //! message, recovery) and exits 1; clap's usage errors exit 2.
+//!
+//! Verbs that only look open a read-only view, which takes no lock and
+//! writes nothing, so they are safe beside a running `somite serve`. Verbs
+//! that write need the project's lock; while a server holds it, `graph apply`
+//! goes through that server (so its canvas and activity feed see the edit)
+//! and the others are refused with `project_in_use`, naming the server.
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use somite_project::{Project, Seed, compiled};
-use somite_workflow::SomiteError;
+use somite_project::lock::{self, Claim, LOCK_WAIT, ServerAnnouncement};
+use somite_project::{Layout, Project, Seed, TransactionOutcome, compiled};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
 use somite_workflow::search::SearchRequest;
 use somite_workflow::transaction::GraphTransaction;
+use somite_workflow::{ErrorCode, SomiteError};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -129,8 +136,75 @@ struct WorkflowView<'a> {
     document: &'a somite_workflow::graph::WorkflowDocument,
 }
 
+/// The project for a verb that changes it.
 fn open(dir: &ProjectDir) -> Result<Project, SomiteError> {
     Project::open(&dir.project, Seed::Empty)
+}
+
+/// The project for a verb that only looks.
+fn read(dir: &ProjectDir) -> Result<Project, SomiteError> {
+    Project::read(&dir.project, Seed::Empty)
+}
+
+/// Applies `txn` through the project's one writer: this process when it can
+/// take the project, else the server that holds it.
+fn apply(dir: &ProjectDir, txn: &GraphTransaction) -> Result<TransactionOutcome, SomiteError> {
+    match lock::claim(&Layout::new(&dir.project), LOCK_WAIT)? {
+        Claim::Acquired(lock) => Project::open_locked(lock, Seed::Empty)?.apply_transaction(txn),
+        Claim::HeldByServer(server) => {
+            let outcome = apply_through_server(&server, txn)?;
+            eprintln!("(applied through the Somite server at {})", server.url);
+            Ok(outcome)
+        }
+    }
+}
+
+/// How long a forwarded edit may take: the server publishes it durably,
+/// which is milliseconds unless the disk is in trouble.
+const SERVER_EDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Posts `txn` to the human transaction route of the server holding the
+/// project; its answer (the outcome, or the structured error) is ours.
+fn apply_through_server(
+    server: &ServerAnnouncement,
+    txn: &GraphTransaction,
+) -> Result<TransactionOutcome, SomiteError> {
+    let unreachable = |e: &dyn std::fmt::Display| {
+        lock::in_use_by_server(
+            server,
+            "the server holding the project did not answer; check that it is running (or stop it), then retry",
+        )
+        .with_detail("reason", e.to_string())
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| unreachable(&e))?;
+    let (status, body) = runtime
+        .block_on(async {
+            let client = reqwest::Client::builder()
+                .timeout(SERVER_EDIT_TIMEOUT)
+                .build()?;
+            let response = client
+                .post(format!("{}/api/transactions", server.url))
+                .json(txn)
+                .send()
+                .await?;
+            let status = response.status();
+            Ok::<_, reqwest::Error>((status, response.bytes().await?))
+        })
+        .map_err(|e| unreachable(&e))?;
+    if status.is_success() {
+        serde_json::from_slice(&body).map_err(|e| unreachable(&e))
+    } else {
+        Err(serde_json::from_slice(&body).unwrap_or_else(|_| {
+            SomiteError::new(
+                ErrorCode::Io,
+                format!("the server answered {status} without an error envelope"),
+                "retry; if it persists, check the server's log",
+            )
+        }))
+    }
 }
 
 /// Renders a result: JSON when asked, else the human text.
@@ -168,7 +242,7 @@ pub fn catalog(args: CatalogArgs) -> anyhow::Result<ExitCode> {
         dir,
         output,
     } = args.action;
-    let result = open(&dir).and_then(|project| {
+    let result = read(&dir).and_then(|project| {
         project.catalog().search(&SearchRequest {
             query,
             limit,
@@ -199,7 +273,7 @@ pub fn catalog(args: CatalogArgs) -> anyhow::Result<ExitCode> {
 pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         GraphAction::Show { dir, output } => {
-            let project = open(&dir);
+            let project = read(&dir);
             let result = project
                 .as_ref()
                 .map_err(Clone::clone)
@@ -253,7 +327,7 @@ pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
                 path: PathBuf,
                 graph_revision: String,
             }
-            let result = open(&dir).and_then(|project| {
+            let result = read(&dir).and_then(|project| {
                 project.save_document(&document)?;
                 Ok(Saved {
                     path: document.clone(),
@@ -273,10 +347,7 @@ pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
             dir,
             output,
         } => {
-            let result = read_transaction(&transaction).and_then(|txn| {
-                let mut project = open(&dir)?;
-                project.apply_transaction(&txn)
-            });
+            let result = read_transaction(&transaction).and_then(|txn| apply(&dir, &txn));
             finish(&output, result, |outcome| {
                 format!(
                     "{} ({} operation(s)){}\nstate revision: {}\ngraph revision: {}\n",
@@ -343,7 +414,7 @@ fn document_error(e: &somite_project::durable::DurableError) -> SomiteError {
 
 pub fn assess(args: AssessArgs) -> anyhow::Result<ExitCode> {
     let result =
-        open(&args.dir).and_then(|project| Ok(project.assess(&compiled::Toolchain::from_env()?)));
+        read(&args.dir).and_then(|project| Ok(project.assess(&compiled::Toolchain::from_env()?)));
     finish(&args.output, result, render_assessment)
 }
 

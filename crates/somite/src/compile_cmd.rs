@@ -1,7 +1,9 @@
 //! `somite compile` and `somite export`: freeze the project's workflow into
 //! a content-addressed package, or write that package as a deterministic ZIP.
 //!
-//! Both go through the project store's one compile path, so the input-origin
+//! Both read the project without taking it (packages are content-addressed
+//! and published under private names, so they are safe beside a running
+//! server) and go through the project store's one compile path, so the input-origin
 //! recovery gate and the readiness gate apply exactly as they do for the web
 //! workspace and the agent. Pixi is used when it is on `PATH`; without it the
 //! package has no lock and the output says so.
@@ -71,7 +73,7 @@ fn human_compile(report: &CompileSummary) -> String {
 }
 
 pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
-    let result = Project::open(&args.project, Seed::Empty)
+    let result = Project::read(&args.project, Seed::Empty)
         .and_then(|project| compiled::compile(&project, &Toolchain::from_env()?));
     finish(args.json, result, |outcome| {
         let report = report(outcome);
@@ -83,7 +85,7 @@ pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let result = Project::open(&args.project, Seed::Empty)
+    let result = Project::read(&args.project, Seed::Empty)
         .and_then(|project| export::export(&project, &Toolchain::from_env()?, &args.out));
     finish(args.json, result, |outcome| {
         let report = ExportReport {

@@ -1,7 +1,8 @@
 //! `somite serve`: the web workspace and its loopback runtime.
 
 use clap::Args;
-use somite_project::{Project, Seed};
+use somite_project::lock::{self, Claim, LOCK_WAIT};
+use somite_project::{Layout, Project, Seed};
 use somite_server::config::{CliOverrides, ServerConfig};
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -39,7 +40,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let project = match Project::open(&config.project, Seed::Example) {
+    let claimed =
+        lock::claim(&Layout::new(&config.project), LOCK_WAIT).and_then(|claim| match claim {
+            Claim::Acquired(lock) => Project::open_locked(lock, Seed::Example),
+            Claim::HeldByServer(server) => Err(lock::in_use_by_server(
+                &server,
+                &format!(
+                    "open {}/ (that server already serves this project), or stop it first",
+                    server.url
+                ),
+            )),
+        });
+    let project = match claimed.and_then(|mut project| {
+        project.persist_seed()?;
+        Ok(project)
+    }) {
         Ok(project) => project,
         Err(e) => {
             eprintln!(
@@ -54,6 +69,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()?;
     runtime.block_on(async move {
         let server = somite_server::start(&config, project).await?;
+        // Other Somite processes find this server through the project.
+        server.state.project().announce_server(&server.url())?;
         let project = std::fs::canonicalize(&config.project).unwrap_or(config.project.clone());
         println!(
             "Somite is serving {}/ (project {}, ready in {} ms)",

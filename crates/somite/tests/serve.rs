@@ -88,3 +88,225 @@ fn serve_refuses_a_non_loopback_address_and_bad_environment() {
         "{stderr}"
     );
 }
+
+/// A `somite serve` child on `dir`, stopped (SIGKILL) when dropped.
+struct Server {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Server {
+    fn start(dir: &std::path::Path) -> Server {
+        let mut child = somite()
+            .args(["serve", "--port", "0", "--project"])
+            .arg(dir)
+            .env("SOMITE_MCP_DOCS_FETCH", "off")
+            .env("SOMITE_ACP_REGISTRY_URL", "off")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_whitespace()
+            .nth(3)
+            .unwrap_or_else(|| panic!("serve did not start: {line:?}"))
+            .trim_end_matches('/')
+            .to_owned();
+        Server { child, url }
+    }
+
+    fn get(&self, path: &str) -> serde_json::Value {
+        tokio_runtime().block_on(async {
+            reqwest::get(format!("{}{path}", self.url))
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap()
+        })
+    }
+
+    /// Posts a one-operation edit as the web workspace does; the status.
+    fn edit(
+        &self,
+        base: &str,
+        key: &str,
+        operation: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        tokio_runtime().block_on(async {
+            let response = reqwest::Client::new()
+                .post(format!("{}/api/transactions", self.url))
+                .json(&serde_json::json!({
+                    "base_state_revision": base, "idempotency_key": key,
+                    "summary": "web edit", "operations": [operation],
+                }))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            (status, response.json().await.unwrap())
+        })
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tokio_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn state_revision(workflow: &serde_json::Value) -> String {
+    workflow["state_revision"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+
+    // A second server refuses, naming the first.
+    let second = somite()
+        .args(["serve", "--port", "0", "--project"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains("project_in_use") && stderr.contains(&server.url),
+        "{stderr}"
+    );
+
+    // What the CLI reads is what the server serves, seed included.
+    let served = server.get("/api/workflow");
+    let shown = somite()
+        .args(["graph", "show", "--json", "--project"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(shown.status.success());
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(state_revision(&shown), state_revision(&served));
+
+    // A CLI edit goes through the server: acknowledged, on its feed, kept.
+    let edit = dir.path().join("edit.json");
+    std::fs::write(
+        &edit,
+        serde_json::to_vec(&serde_json::json!({
+            "base_state_revision": state_revision(&served),
+            "idempotency_key": "cli-edit-0001",
+            "summary": "a note from the command line",
+            "operations": [{"op": "add_note", "note_id": "from-cli", "text": "cli", "x": 0, "y": 0}],
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let applied = somite()
+        .args(["graph", "apply", "--json", "--project"])
+        .arg(dir.path())
+        .arg(&edit)
+        .output()
+        .unwrap();
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stdout)
+    );
+    assert!(String::from_utf8_lossy(&applied.stderr).contains(&server.url));
+    let outcome: serde_json::Value = serde_json::from_slice(&applied.stdout).unwrap();
+    let feed = server.get("/api/activity?after=0");
+    assert!(
+        feed.to_string().contains("a note from the command line"),
+        "the canvas's feed announces the CLI edit: {feed}"
+    );
+
+    // The next web edit builds on it instead of overwriting it.
+    let after_cli = server.get("/api/workflow");
+    assert_eq!(state_revision(&after_cli), outcome["state_revision"]);
+    let (status, _) = server.edit(
+        &state_revision(&after_cli),
+        "web-edit-0001",
+        serde_json::json!({"op": "add_note", "note_id": "from-web", "text": "web", "x": 9, "y": 9}),
+    );
+    assert_eq!(status, 200);
+
+    // Writes without an HTTP route are refused, never applied behind its back.
+    let rebind = somite()
+        .args(["project", "rebind", "--json", "--project"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(rebind.status.code(), Some(1));
+    let refusal: serde_json::Value = serde_json::from_slice(&rebind.stdout).unwrap();
+    assert_eq!(refusal["code"], "project_in_use");
+    assert_eq!(refusal["details"]["server_url"], server.url.as_str());
+
+    drop(server);
+    let kept = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
+    let notes: Vec<&str> = kept
+        .document()
+        .notes
+        .iter()
+        .map(|n| n.id.as_str())
+        .collect();
+    assert!(
+        notes.contains(&"from-cli") && notes.contains(&"from-web"),
+        "both acknowledged edits are kept: {notes:?}"
+    );
+}
+
+#[test]
+fn read_only_commands_never_break_the_servers_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let project = dir.path().to_owned();
+    let readers = std::thread::spawn(move || {
+        for _ in 0..25 {
+            for verb in [&["graph", "show"][..], &["assess"][..]] {
+                let status = somite()
+                    .args(verb)
+                    .arg("--project")
+                    .arg(&project)
+                    .stdout(Stdio::null())
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+            }
+        }
+    });
+    let mut base = state_revision(&server.get("/api/workflow"));
+    let mut edits = 0;
+    while !readers.is_finished() || edits < 20 {
+        let (status, reply) = server.edit(
+            &base,
+            &format!("web-edit-{edits:04}"),
+            serde_json::json!({"op": "move", "node_id": "reads", "x": edits, "y": 0}),
+        );
+        assert_eq!(status, 200, "edit {edits} failed beside readers: {reply}");
+        base = reply["state_revision"].as_str().unwrap().to_owned();
+        edits += 1;
+    }
+    readers.join().unwrap();
+    let served = server.get("/api/workflow");
+    assert_eq!(state_revision(&served), base);
+    drop(server);
+    let kept = somite_project::Project::open(dir.path(), somite_project::Seed::Example).unwrap();
+    assert_eq!(
+        kept.state_revision(),
+        &base,
+        "every acknowledged edit is on disk"
+    );
+    eprintln!("{edits} web edits beside 50 read-only commands, all acknowledged and kept");
+}
