@@ -412,8 +412,21 @@ fn check_strict_main_nf(main: &str) -> Result<(), String> {
             ));
         }
         if depth == 0 {
+            // `syntax.md` "Function": `def name(parameters) {`, untyped here.
+            let function = trimmed
+                .strip_prefix("def ")
+                .and_then(|rest| rest.strip_suffix(") {"))
+                .and_then(|rest| rest.split_once('('))
+                .is_some_and(|(name, parameters)| {
+                    !name.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric())
+                        && parameters
+                            .split(", ")
+                            .all(|p| p.chars().all(|c| c.is_ascii_alphanumeric()))
+                });
             let declaration = trimmed == "params {"
                 || trimmed == "workflow {"
+                || function
                 || (trimmed.starts_with("process ") && trimmed.ends_with(" {"));
             if !declaration {
                 return Err(format!(
@@ -535,7 +548,7 @@ fn check_strict_config(config: &str) -> Result<(), String> {
             ));
         }
     }
-    if config.matches("env.SOMITE_PIXI_MANIFEST").count() != 2 {
+    if config.matches("env.SOMITE_B64_PIXI_MANIFEST = ").count() != 2 {
         return Err("local and slurm, and only they, activate the Pixi environment".into());
     }
     let mut depth = 0i64;
