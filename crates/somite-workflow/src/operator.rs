@@ -584,7 +584,10 @@ pub const IMPORT_PATH_FORBIDDEN: &[char] = &['$', '*', '?', '[', ']', '{', '}'];
 
 /// Checks a local path a source or reference node imports (its
 /// `import_param`), refusing what Nextflow's staging line would not keep
-/// literal: control characters and [`IMPORT_PATH_FORBIDDEN`].
+/// literal: control characters and [`IMPORT_PATH_FORBIDDEN`]. An edit that
+/// sets such a path is refused; a stored document holding one (only control
+/// characters make a document invalid) gets a blocking readiness item, so it
+/// still opens and the file can be chosen again.
 pub fn check_import_path(param: &str, path: &str) -> std::result::Result<(), ParamFault> {
     if let Some(c) = path
         .chars()

@@ -436,15 +436,17 @@ fn check_param(
             "shorten the value",
         ));
     }
-    let path_fault = match value.as_str() {
-        Some(path) if contract.ports.imports(name) => check_import_path(name, path).err(),
-        _ => None,
-    };
-    match path_fault {
-        Some(fault) => Err(fault),
-        None => check_param_value(spec, value),
+    if let Some(path) = value.as_str()
+        && contract.ports.imports(name)
+        && let Err(fault) = check_import_path(name, path)
+    {
+        return Err(SomiteError::new(
+            ErrorCode::ParamOutOfRange,
+            fault.to_string(),
+            "rename the file (or link it) to a name without control characters, `$` or glob characters, then choose it",
+        ));
     }
-    .map_err(|fault| match fault {
+    check_param_value(spec, value).map_err(|fault| match fault {
         ParamFault::Type(message) => SomiteError::new(
             ErrorCode::InvalidParamType,
             message,
