@@ -13,6 +13,7 @@ use crate::error::{ErrorCode, SomiteError};
 use crate::graph::{Node, WorkflowDocument};
 use crate::operator::{
     OperatorContract, OperatorKind, ParamType, PortSpec, ResolutionKind as ResourceResolutionKind,
+    check_import_path,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -409,11 +410,17 @@ fn assess_node(
                     format!("Choose {} for {}", spec.label, node.id),
                     "No file is chosen yet.".to_owned(),
                 )),
-                Some(p) if !inputs.exists(p) => Some((
-                    format!("{} of {} was not found", spec.label, node.id),
-                    format!("No readable file at `{p}`."),
-                )),
-                Some(_) => None,
+                Some(p) => match check_import_path(&spec.name, p) {
+                    Err(fault) => Some((
+                        format!("{} of {} cannot be staged", spec.label, node.id),
+                        format!("{fault}; rename the file or choose another."),
+                    )),
+                    Ok(()) if !inputs.exists(p) => Some((
+                        format!("{} of {} was not found", spec.label, node.id),
+                        format!("No readable file at `{p}`."),
+                    )),
+                    Ok(()) => None,
+                },
             };
             if let Some((title, detail)) = problem {
                 let mut it = item(node, ItemKind::Input, &spec.name, title, detail);

@@ -5,7 +5,9 @@
 //! from, typed edges, and presentation (layout, notes, stage boxes, colours).
 //! [`WorkflowDocument::validate`] is the single gate every stored document
 //! passes — after a transaction, on open, on import — so an incompatible
-//! connection, a duplicate id, a dangling port or a cycle cannot exist on disk.
+//! connection, a duplicate id, an id that is not one safe path component, a
+//! dangling port, a cycle, a NUL in a parameter or a control character in an
+//! import path cannot exist on disk.
 
 use crate::canonical::{Revision, is_revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
@@ -99,9 +101,16 @@ impl Node {
 }
 
 /// Whether `id` may name a node, edge, note or stage.
+///
+/// A node id names the folder its outputs are published to
+/// (`<outdir>/<id>`) and ends up in paths of the run's evidence, so it must
+/// be one safe path component: `.` and `..` are refused, or a node `..`
+/// would publish beside the results instead of inside them.
 pub fn is_valid_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= MAX_ID_CHARS
+        && id != "."
+        && id != ".."
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
@@ -111,7 +120,9 @@ pub(crate) fn invalid_id(id: &str) -> SomiteError {
     SomiteError::new(
         ErrorCode::InvalidTransaction,
         format!("`{id}` is not a valid id"),
-        format!("use 1–{MAX_ID_CHARS} characters of letters, digits, `_`, `-` or `.`"),
+        format!(
+            "use 1–{MAX_ID_CHARS} characters of letters, digits, `_`, `-` or `.`, other than `.` and `..`"
+        ),
     )
 }
 
@@ -292,6 +303,27 @@ impl WorkflowDocument {
             if !(n.x.is_finite() && n.y.is_finite()) {
                 return invalid(format!("node `{}` has a non-finite position", n.id));
             }
+            for (name, value) in &n.params {
+                let Some(text) = value.as_str() else {
+                    continue;
+                };
+                // A bash variable cannot hold NUL, so no task could receive it.
+                if text.contains('\0') {
+                    return invalid(format!("`{name}` of node `{}` contains NUL", n.id));
+                }
+                // Nextflow stages an input with an `ln -s` line that does not
+                // escape a newline; the other characters its staging leaves
+                // live are readiness items (see `check_import_path`), so a
+                // document holding one still opens and can be repaired.
+                if n.ports.imports(name)
+                    && let Some(c) = text.chars().find(|c| c.is_control())
+                {
+                    return invalid(format!(
+                        "the path `{name}` of node `{}` holds the control character U+{:04X}",
+                        n.id, c as u32
+                    ));
+                }
+            }
         }
         for n in &self.notes {
             if n.text.chars().count() > MAX_NOTE_CHARS || !(n.x.is_finite() && n.y.is_finite()) {
@@ -328,15 +360,11 @@ pub(crate) fn cycle_error(cycle: &[String]) -> SomiteError {
     .with_detail("nodes", cycle)
 }
 
-/// Checks one edge against the document: both ends exist, the types fit, and
-/// the input is not already taken by another edge.
-pub(crate) fn check_edge(doc: &WorkflowDocument, edge: &Edge) -> Result<()> {
-    let inputs = doc
-        .edges
-        .iter()
-        .filter(|e| e.to_node == edge.to_node && e.to_port == edge.to_port)
-        .count();
-    check_edge_ends(edge, |id| doc.node(id), inputs)
+/// Checks an edge about to join the document: both ends exist, the ports
+/// exist, the types fit and it is no self-loop. Whether its input is still
+/// free is left to the caller, which can name the edge holding it.
+pub(crate) fn check_edge_alone(doc: &WorkflowDocument, edge: &Edge) -> Result<()> {
+    check_edge_ends(edge, |id| doc.node(id), 1)
 }
 
 /// The edge checks, given a node lookup and how many edges end at the same

@@ -315,6 +315,15 @@ impl ArgTemplate {
     }
 }
 
+impl Ports {
+    /// Whether parameter `param` holds the local path an output imports.
+    pub fn imports(&self, param: &str) -> bool {
+        self.outputs
+            .iter()
+            .any(|p| p.import_param.as_deref() == Some(param))
+    }
+}
+
 impl OperatorContract {
     /// Parses a TOML contract file strictly and validates it.
     pub fn from_toml(text: &str) -> Result<OperatorContract> {
@@ -560,6 +569,39 @@ pub fn check_param_value(spec: &ParamSpec, value: &Value) -> std::result::Result
                 )));
             }
         }
+    }
+    Ok(())
+}
+
+/// The characters an import path may not hold, besides control characters.
+///
+/// Nextflow stages an input with `ln -s SOURCE TARGET` in `.command.run`,
+/// escaping quotes, spaces, parentheses, backticks, `;` and the like
+/// (`Escape.path`) but not `$` or the glob characters, so bash would expand
+/// `${HOME}` or `[12]` and link a different file than the one chosen; and it
+/// does not escape a newline at all, which ends the command.
+pub const IMPORT_PATH_FORBIDDEN: &[char] = &['$', '*', '?', '[', ']', '{', '}'];
+
+/// Checks a local path a source or reference node imports (its
+/// `import_param`), refusing what Nextflow's staging line would not keep
+/// literal: control characters and [`IMPORT_PATH_FORBIDDEN`]. An edit that
+/// sets such a path is refused; a stored document holding one (only control
+/// characters make a document invalid) gets a blocking readiness item, so it
+/// still opens and the file can be chosen again.
+pub fn check_import_path(param: &str, path: &str) -> std::result::Result<(), ParamFault> {
+    if let Some(c) = path
+        .chars()
+        .find(|c| c.is_control() || IMPORT_PATH_FORBIDDEN.contains(c))
+    {
+        let shown = if c.is_control() {
+            format!("the control character U+{:04X}", c as u32)
+        } else {
+            format!("`{c}`")
+        };
+        return Err(ParamFault::Range(format!(
+            "`{param}` cannot be imported: the path holds {shown}, which Nextflow \
+             would not stage literally"
+        )));
     }
     Ok(())
 }

@@ -11,13 +11,13 @@ use crate::canonical::{Revision, revision_of};
 use crate::catalog::Catalog;
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::{
-    Edge, Node, Note, WorkflowDocument, check_edge, cycle_error, invalid_id, is_valid_id,
+    Edge, Node, Note, WorkflowDocument, check_edge_alone, cycle_error, invalid_id, is_valid_id,
 };
 use crate::limits::{
     IDEMPOTENCY_KEY_CHARS, MAX_NOTE_CHARS, MAX_STRING_PARAM_BYTES, MAX_SUMMARY_CHARS,
     MAX_TITLE_CHARS, MAX_TRANSACTION_OPERATIONS,
 };
-use crate::operator::{OperatorContract, ParamFault, check_param_value};
+use crate::operator::{OperatorContract, ParamFault, check_import_path, check_param_value};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -243,6 +243,10 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 to_node: to_node.clone(),
                 to_port: to_port.clone(),
             };
+            // What the edge names must exist and fit before the input's
+            // occupancy means anything: a typo in `from_node` is an unknown
+            // node, whatever already ends at the input.
+            check_edge_alone(doc, &edge)?;
             if let Some(existing) = doc.edge_into(to_node, to_port) {
                 return Err(SomiteError::new(
                     ErrorCode::PortAlreadyConnected,
@@ -255,7 +259,6 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 .with_detail("edge_id", &existing.id));
             }
             doc.edges.push(edge);
-            check_edge(doc, doc.edges.last().expect("just pushed"))?;
             if let Err(cycle) = doc.topological_order() {
                 return Err(cycle_error(&cycle));
             }
@@ -431,6 +434,16 @@ fn check_param(
             ErrorCode::ParamOutOfRange,
             format!("`{name}` is longer than {MAX_STRING_PARAM_BYTES} bytes"),
             "shorten the value",
+        ));
+    }
+    if let Some(path) = value.as_str()
+        && contract.ports.imports(name)
+        && let Err(fault) = check_import_path(name, path)
+    {
+        return Err(SomiteError::new(
+            ErrorCode::ParamOutOfRange,
+            fault.to_string(),
+            "rename the file (or link it) to a name without control characters, `$` or glob characters, then choose it",
         ));
     }
     check_param_value(spec, value).map_err(|fault| match fault {

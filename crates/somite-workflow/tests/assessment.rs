@@ -59,6 +59,25 @@ fn a_missing_file_is_an_input_requirement_with_an_attach_resolution() {
 }
 
 #[test]
+fn a_path_nextflow_would_not_stage_literally_blocks_like_a_missing_file() {
+    let catalog = common::catalog();
+    let mut value = serde_json::to_value(common::small_graph(&catalog)).unwrap();
+    value["nodes"][0]["params"]["path"] = json!("data/${HOME}/a[1].fq");
+    let doc = WorkflowDocument::from_json(&serde_json::to_vec(&value).unwrap()).unwrap();
+    let a = assess(&doc, &catalog, &all_exist);
+    assert_eq!(a.state, AssessmentState::NeedsAction);
+    let item = &a.items[0];
+    assert_eq!(
+        (item.kind, item.node_id.as_deref(), item.field.as_deref()),
+        (ItemKind::Input, Some("reads"), Some("path"))
+    );
+    assert!(item.required);
+    assert!(item.detail.contains("`$`"), "{}", item.detail);
+    assert_eq!(item.resolutions[0].kind, ResolutionKind::Attach);
+    a.gate("compile").unwrap_err();
+}
+
+#[test]
 fn requirements_are_ordered_by_priority_then_node() {
     let catalog = common::catalog();
     let doc = apply_operations(

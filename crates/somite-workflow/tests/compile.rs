@@ -1,11 +1,16 @@
 //! The production compiler against the shipped catalog: snapshots of the
 //! generated files for five real workflows, the rules Nextflow's strict
 //! parser and Pixi's manifest impose, the run-closure schema, determinism,
-//! and the readiness gate.
+//! the readiness gate, and what reaches a tool when Nextflow runs a task
+//! locally (`nextflow_task`).
 
 mod compile_graphs;
+mod nextflow_task;
 
 use compile_graphs::*;
+use nextflow_task::{
+    TARGET, compiled as compiled_doc, expected_args, graph_around, make_input, run_task,
+};
 use serde_json::json;
 use somite_workflow::ErrorCode;
 use somite_workflow::assessment::assess;
@@ -14,8 +19,10 @@ use somite_workflow::compile::{
     CompiledPackage, PROFILES, PixiArtifacts, RunClosure, TARGET_NEXTFLOW, TARGET_OPENJDK, compile,
 };
 use somite_workflow::graph::WorkflowDocument;
+use somite_workflow::operator::{OperatorKind, ParamType};
 use somite_workflow::transaction::{Operation, apply_operations};
 use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::ffi::OsStrExt as _;
 
 type GraphFn = fn(&somite_workflow::Catalog) -> WorkflowDocument;
 
@@ -240,6 +247,189 @@ fn user_text_never_reaches_the_task_script() {
     assert_eq!(params["values"]["report"]["title"], hostile);
 }
 
+/// Values that would run a command, or arrive changed, if any shell read
+/// them on their way to the tool.
+const HOSTILE_VALUES: &[&str] = &[
+    "$(touch pwned)",
+    "`touch pwned`",
+    "\"; touch pwned; \"",
+    "'; touch pwned; '",
+    "'",
+    "\\",
+    "${HOME}",
+    "$HOME",
+    "$((1+1))",
+    "sample \n",
+    "sample\n\n",
+    "  spaced  ",
+    "µ-测序-🧬",
+    "-x",
+    "%s%n",
+    "",
+    "a\tb\u{1b}[31m\r",
+];
+
+/// File names Nextflow's staging must keep literal; import paths holding
+/// `$`, glob characters or control characters are refused on edit.
+const HOSTILE_FILE_NAMES: &[&str] = &[
+    "`touch pwned`",
+    "\"; touch pwned; \"",
+    "'; touch pwned; '",
+    "'",
+    "\\",
+    "it's (1) & <2> | !x: ok; #3 ~y",
+    "  spaced  ",
+    "µ-测序-🧬",
+    "-rf",
+];
+
+/// What the Pixi stub must receive: the manifest beside main.nf, unchanged.
+fn expected_pixi_args(project: &std::path::Path, package: &CompiledPackage) -> Vec<Vec<u8>> {
+    let environment = &package
+        .run_closure()
+        .nodes
+        .iter()
+        .find(|n| n.node_id == TARGET)
+        .and_then(|n| n.environment.clone())
+        .expect("the target has an environment");
+    [
+        "shell-hook".as_bytes(),
+        b"--frozen",
+        b"--shell",
+        b"bash",
+        b"--manifest-path",
+        project.join("pixi.toml").as_os_str().as_bytes(),
+        b"--environment",
+        environment.as_bytes(),
+    ]
+    .iter()
+    .map(|a| a.to_vec())
+    .collect()
+}
+
+#[test]
+fn no_string_parameter_of_any_operator_is_shell_on_its_way_to_the_tool() {
+    let catalog = catalog();
+    let mut tested = Vec::new();
+    for entry in catalog
+        .entries()
+        .filter(|e| e.contract.kind == OperatorKind::External)
+    {
+        let free: Vec<&str> = entry
+            .contract
+            .params
+            .iter()
+            .filter(|p| p.ty == ParamType::String && p.choices.is_none())
+            .map(|p| p.name.as_str())
+            .collect();
+        if free.is_empty() {
+            continue;
+        }
+        let id = &entry.contract.id;
+        tested.push(id.clone());
+        for hostile in HOSTILE_VALUES {
+            let sandbox = tempfile::tempdir().unwrap();
+            let root = sandbox.path();
+            let params = free
+                .iter()
+                .map(|n| ((*n).to_owned(), json!(hostile)))
+                .collect();
+            let doc = graph_around(&catalog, id, params, &[], &mut |node, param, port| {
+                make_input(&root.join("data").join(format!("{node}-{param}")), port)
+            });
+            let package = compiled_doc(&doc, &catalog);
+            // The project folder is hostile too: its path reaches the task
+            // through nextflow.config's `env` scope.
+            let project = root.join(format!("project {hostile}"));
+            let run = run_task(&package, TARGET, &project, root);
+            let context = format!("{id} with {hostile:?}\n{}", run.stderr);
+            assert!(!run.canary, "a command ran: {context}");
+            assert_eq!(
+                run.tool_args,
+                expected_args(&catalog, &doc, TARGET, &run),
+                "{context}"
+            );
+            assert_eq!(
+                run.pixi_args,
+                Some(expected_pixi_args(&project, &package)),
+                "{context}"
+            );
+        }
+    }
+    // Every shipped tool with a free-text parameter, so a new one is covered
+    // without being named here.
+    assert!(tested.len() >= 9, "only {tested:?}");
+}
+
+#[test]
+fn no_import_path_is_shell_on_its_way_to_the_tool() {
+    let catalog = catalog();
+    let mut tested = Vec::new();
+    for source in catalog.entries().filter(|e| {
+        matches!(
+            e.contract.kind,
+            OperatorKind::Source | OperatorKind::Reference
+        )
+    }) {
+        let outputs = &source.contract.ports.outputs;
+        let consumer = catalog
+            .entries()
+            .filter(|e| e.contract.kind == OperatorKind::External)
+            .find(|e| {
+                e.contract
+                    .ports
+                    .inputs
+                    .iter()
+                    .any(|input| outputs.iter().any(|o| input.accepts(o)))
+            })
+            .unwrap_or_else(|| panic!("a tool reads what {} imports", source.contract.id));
+        let (source_id, consumer_id) = (&source.contract.id, &consumer.contract.id);
+        tested.push(source_id.clone());
+        for name in HOSTILE_FILE_NAMES {
+            let sandbox = tempfile::tempdir().unwrap();
+            let root = sandbox.path();
+            let mut imported = Vec::new();
+            let doc = graph_around(
+                &catalog,
+                consumer_id,
+                BTreeMap::new(),
+                &[source_id.as_str()],
+                &mut |node, param, port| {
+                    let path = root.join("data").join(format!("{node}-{param}")).join(name);
+                    imported.push(path.clone());
+                    make_input(&path, port)
+                },
+            );
+            let package = compiled_doc(&doc, &catalog);
+            let project = root.join("project");
+            let run = run_task(&package, TARGET, &project, root);
+            let context = format!("{source_id} -> {consumer_id} with {name:?}\n{}", run.stderr);
+            assert!(!run.canary, "a command ran: {context}");
+            let mut reached = 0;
+            for (stage, target) in &run.staged {
+                if imported.contains(target) {
+                    reached += 1;
+                    if stage.starts_with("in/") {
+                        assert!(stage.ends_with(&format!("/{name}")), "{stage}: {context}");
+                    }
+                } else {
+                    assert!(
+                        target.starts_with(root.join("upstream")),
+                        "{stage}: {context}"
+                    );
+                }
+            }
+            assert!(reached > 0, "no hostile path was staged: {context}");
+            assert_eq!(
+                run.tool_args,
+                expected_args(&catalog, &doc, TARGET, &run),
+                "{context}"
+            );
+        }
+    }
+    assert!(tested.len() >= 7, "only {tested:?}");
+}
+
 #[test]
 fn mates_travel_as_tuples_and_reports_fan_in() {
     let package = compiled(paired_end_qc);
@@ -412,8 +602,21 @@ fn check_strict_main_nf(main: &str) -> Result<(), String> {
             ));
         }
         if depth == 0 {
+            // `syntax.md` "Function": `def name(parameters) {`, untyped here.
+            let function = trimmed
+                .strip_prefix("def ")
+                .and_then(|rest| rest.strip_suffix(") {"))
+                .and_then(|rest| rest.split_once('('))
+                .is_some_and(|(name, parameters)| {
+                    !name.is_empty()
+                        && name.chars().all(|c| c.is_ascii_alphanumeric())
+                        && parameters
+                            .split(", ")
+                            .all(|p| p.chars().all(|c| c.is_ascii_alphanumeric()))
+                });
             let declaration = trimmed == "params {"
                 || trimmed == "workflow {"
+                || function
                 || (trimmed.starts_with("process ") && trimmed.ends_with(" {"));
             if !declaration {
                 return Err(format!(
@@ -535,7 +738,7 @@ fn check_strict_config(config: &str) -> Result<(), String> {
             ));
         }
     }
-    if config.matches("env.SOMITE_PIXI_MANIFEST").count() != 2 {
+    if config.matches("env.SOMITE_B64_PIXI_MANIFEST = ").count() != 2 {
         return Err("local and slurm, and only they, activate the Pixi environment".into());
     }
     let mut depth = 0i64;

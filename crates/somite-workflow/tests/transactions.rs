@@ -190,6 +190,15 @@ fn each_rejection_has_its_own_code_and_names_the_operation() {
             ErrorCode::UnknownNode,
         ),
         (
+            // The input is taken, but the unknown node is the first thing wrong.
+            json!({"op": "connect", "edge_id": "e2", "from_node": "ghost", "from_port": "file", "to_node": "qc", "to_port": "fastq"}),
+            ErrorCode::UnknownNode,
+        ),
+        (
+            json!({"op": "connect", "edge_id": "e2", "from_node": "reads", "from_port": "nope", "to_node": "qc", "to_port": "fastq"}),
+            ErrorCode::UnknownPort,
+        ),
+        (
             json!({"op": "disconnect", "edge_id": "nope"}),
             ErrorCode::UnknownEdge,
         ),
@@ -360,4 +369,106 @@ fn documents_with_broken_invariants_are_refused_on_open() {
     assert_eq!(err.code, ErrorCode::DuplicateId);
     let err = WorkflowDocument::from_json(b"{\"schema_version\": 1}").unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidDocument);
+}
+
+#[test]
+fn ids_that_are_not_one_safe_path_component_are_refused() {
+    let doc = small_graph(&catalog());
+    for id in [".", ".."] {
+        for bad in [
+            json!({"op": "add_operator", "node_id": id, "operator_id": "qc.check", "x": 0, "y": 0}),
+            json!({"op": "add_note", "note_id": id, "text": "", "x": 0, "y": 0}),
+            json!({"op": "connect", "edge_id": id, "from_node": "qc", "from_port": "trimmed", "to_node": "qc", "to_port": "mate"}),
+        ] {
+            assert_eq!(
+                rejected(&doc, vec![bad.clone()]),
+                (ErrorCode::InvalidTransaction, 0),
+                "{bad}"
+            );
+        }
+        for (collection, index) in [("nodes", 0), ("edges", 0), ("notes", usize::MAX)] {
+            let mut value = serde_json::to_value(&doc).unwrap();
+            if index == usize::MAX {
+                value[collection] = json!([{"id": id, "text": "", "x": 0, "y": 0}]);
+            } else {
+                value[collection][index]["id"] = json!(id);
+            }
+            let err = WorkflowDocument::from_json(&serde_json::to_vec(&value).unwrap())
+                .expect_err("the id is refused on import");
+            assert_eq!(err.code, ErrorCode::InvalidTransaction, "{collection} {id}");
+            assert!(err.message.contains("not a valid id"), "{}", err.message);
+        }
+    }
+    // Dots inside an id stay allowed: `sample.1` names one folder.
+    apply(
+        &doc,
+        vec![json!({"op": "add_operator", "node_id": "sample.1", "operator_id": "qc.check", "x": 0, "y": 0})],
+    )
+    .unwrap();
+}
+
+#[test]
+fn import_paths_nextflow_would_not_stage_literally_are_refused() {
+    let doc = small_graph(&catalog());
+    for path in [
+        "data/a\nb.fq",
+        "data/a.fq\n",
+        "data/a\tb.fq",
+        "data/\u{1b}[31m.fq",
+        "data/a\u{7f}.fq",
+        "data/a\0.fq",
+        "data/${HOME}.fq",
+        "data/$(touch pwned).fq",
+        "data/*.fq",
+        "data/a?.fq",
+        "data/a[12].fq",
+        "data/a{1,2}.fq",
+    ] {
+        let set = json!({"op": "set_param", "node_id": "reads", "param": "path", "value": path});
+        assert_eq!(
+            rejected(&doc, vec![set]),
+            (ErrorCode::ParamOutOfRange, 0),
+            "{path:?}"
+        );
+        // A stored document with a control character in a path is invalid;
+        // one with an expansion or glob character opens, and its readiness
+        // (tests/assessment.rs) blocks the run until the file is chosen again.
+        let mut value = serde_json::to_value(&doc).unwrap();
+        value["nodes"][0]["params"]["path"] = json!(path);
+        assert_eq!(value["nodes"][0]["id"], "reads");
+        let imported = WorkflowDocument::from_json(&serde_json::to_vec(&value).unwrap());
+        if path.chars().any(char::is_control) {
+            let err = imported.expect_err("the path is refused on import");
+            assert_eq!(err.code, ErrorCode::InvalidDocument, "{path:?}");
+        } else {
+            imported.unwrap_or_else(|e| panic!("{path:?} opens: {e:?}"));
+        }
+    }
+    // What Nextflow escapes, or what bash keeps literal, stays allowed.
+    for path in [
+        "data/it's a \"sample\" (1); `x` & y | z.fq",
+        "data/\\back\\slash.fq",
+        "/home/µ/测序/#1 ~x.fq",
+        "data/trailing spaces  ",
+    ] {
+        let set = json!({"op": "set_param", "node_id": "reads", "param": "path", "value": path});
+        let next = apply(&doc, vec![set]).unwrap_or_else(|e| panic!("{path:?}: {e:?}"));
+        WorkflowDocument::from_json(&serde_json::to_vec(&next).unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn a_nul_in_a_string_parameter_is_refused_on_edit_and_on_import() {
+    let doc = small_graph(&catalog());
+    let mut value = serde_json::to_value(&doc).unwrap();
+    let qc = value["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|n| n["id"] == "qc")
+        .unwrap();
+    qc["params"]["mode"] = json!("fast\0");
+    let err = WorkflowDocument::from_json(&serde_json::to_vec(&value).unwrap()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidDocument);
+    assert!(err.message.contains("NUL"), "{}", err.message);
 }

@@ -11,8 +11,8 @@
 use super::plan::Plan;
 use super::quote::{groovy_string, groovy_value};
 use super::{
-    COMPILER_VERSION, DEFAULT_OUTDIR, TARGET_NEXTFLOW, TRACE_FIELDS, TRACE_FILE, conda_spec_path,
-    short_revision,
+    COMPILER_VERSION, DEFAULT_OUTDIR, PIXI_MANIFEST_ENCODED, TARGET_NEXTFLOW, TRACE_FIELDS,
+    TRACE_FILE, conda_spec_path, short_revision,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -100,21 +100,29 @@ pub(crate) fn nextflow_config(plan: &Plan<'_>) -> String {
          // pixi.toml with its own environment and evaluates the activation before the\n    \
          // tool starts, so the binary that runs is exactly the one pixi.lock pins.\n    \
          // (Nextflow has no Pixi provider, and `beforeScript` runs before the task\n    \
-         // environment is exported, hence the activation in the task script.)\n",
+         // environment is exported, hence the activation in the task script.) The\n    \
+         // manifest path travels base64-encoded: Nextflow exports `env` values into\n    \
+         // .command.run unescaped, and this folder may be named anything.\n",
     );
-    out.push_str(
-        "    local {\n        \
+    let manifest = format!(
+        "env.{PIXI_MANIFEST_ENCODED} = java.util.Base64.getEncoder().encodeToString(\
+         projectDir.resolve('pixi.toml').toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))"
+    );
+    let _ = write!(
+        out,
+        "    local {{\n        \
          process.executor = 'local'\n        \
-         env.SOMITE_PIXI_MANIFEST = \"${projectDir}/pixi.toml\"\n    \
-         }\n\n",
+         {manifest}\n    \
+         }}\n\n"
     );
-    out.push_str(
-        "    slurm {\n        \
+    let _ = write!(
+        out,
+        "    slurm {{\n        \
          // Choose the partition with `process.queue`; this folder and `pixi` must be\n        \
          // reachable from every compute node.\n        \
          process.executor = 'slurm'\n        \
-         env.SOMITE_PIXI_MANIFEST = \"${projectDir}/pixi.toml\"\n    \
-         }\n\n",
+         {manifest}\n    \
+         }}\n\n"
     );
     out.push_str(
         "    // Cloud tasks run in containers that Wave builds from a conda explicit lock\n    \

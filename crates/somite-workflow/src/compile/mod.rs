@@ -48,6 +48,13 @@ pub const TARGET_NEXTFLOW: &str = "26.04.6";
 pub const TARGET_OPENJDK: &str = "25.0.2";
 /// The Pixi releases the manifest accepts (`requires-pixi`).
 pub const PIXI_REQUIREMENT: &str = ">=0.77,<0.78";
+/// The task variable holding the path of the package's `pixi.toml`; local
+/// and Slurm tasks activate that manifest's environment before the tool runs.
+pub const PIXI_MANIFEST: &str = "SOMITE_PIXI_MANIFEST";
+/// What nextflow.config exports instead: the same path, base64-encoded,
+/// because Nextflow writes the config's `env` scope into `.command.run`
+/// unescaped and a project folder may be named anything.
+pub const PIXI_MANIFEST_ENCODED: &str = "SOMITE_B64_PIXI_MANIFEST";
 /// The conda platforms the workspace is solved for, sorted. `osx-64` also
 /// serves Apple silicon through Rosetta, where bioconda has the most builds.
 pub const PLATFORMS: [&str; 2] = ["linux-64", "osx-64"];

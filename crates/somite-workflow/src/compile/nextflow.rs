@@ -1,17 +1,32 @@
 //! `main.nf`: the plan as a Nextflow DSL2 pipeline in the strict syntax that
 //! Nextflow 26.04 parses by default.
 //!
-//! The shape is deliberately plain: a typed `params` block, one process per
-//! external node, and one entry workflow whose statements follow the graph's
-//! topological order. The task script never splices a value into bash:
-//! parameters arrive as `env` inputs, inputs are staged under fixed names,
-//! contract literals are single-quoted, and the command runs from a bash
-//! array, so whatever a user types stays one argument.
+//! The shape is deliberately plain: a typed `params` block, one helper
+//! function, one process per external node, and one entry workflow whose
+//! statements follow the graph's topological order. The task script never
+//! splices a value into bash: parameters arrive as `env` inputs, inputs are
+//! staged under fixed names, contract literals are single-quoted, and the
+//! command runs from a bash array, so whatever a user types stays one
+//! argument.
+//!
+//! Each parameter travels base64-encoded. Nextflow writes `env` inputs (and
+//! the config's `env` scope) into `.command.run` as `export NAME="value"`
+//! without escaping when a task runs outside a container
+//! (`TaskProcessor.bashEnvironmentScript`), so a raw value holding `$(...)`,
+//! a backtick or a `"` would run as shell code before the script starts. The
+//! entry workflow encodes each value with [`ENCODE_FUNCTION`], only
+//! `[A-Za-z0-9+/=]` reaches that `export` line, and the task script decodes
+//! it into the variable the command reads. `params.json` and the config keep
+//! the plain values a person reviews.
 
 use super::plan::{ChannelRef, CommandToken, Plan, Process, ProcessInput, StagedInput, WordPart};
 use super::quote::{bash_literal, groovy_string, gstring_text};
-use super::{COMPILER_VERSION, TARGET_NEXTFLOW};
+use super::{COMPILER_VERSION, PIXI_MANIFEST, PIXI_MANIFEST_ENCODED, TARGET_NEXTFLOW};
 use std::fmt::Write as _;
+
+/// The main.nf function that encodes a value for the trip through the task
+/// environment: the UTF-8 bytes of its text, as standard base64.
+const ENCODE_FUNCTION: &str = "somiteBase64";
 
 /// Renders `main.nf`.
 pub(crate) fn main_nf(plan: &Plan<'_>) -> String {
@@ -24,9 +39,10 @@ pub(crate) fn main_nf(plan: &Plan<'_>) -> String {
          * {}.\n \
          * Do not edit: change the workflow in Somite and compile again.\n \
          *\n \
-         * One process per tool node. Parameters reach each task as environment\n \
-         * variables, inputs are staged under fixed names and every argument is\n \
-         * single-quoted for bash, so no value can change the shape of a command.\n \
+         * One process per tool node. Parameters reach each task as base64-encoded\n \
+         * environment variables, inputs are staged under fixed names and every\n \
+         * argument is single-quoted for bash, so no value can change the shape of\n \
+         * a command.\n \
          */\n\n",
         plan.graph_revision
     );
@@ -39,6 +55,15 @@ pub(crate) fn main_nf(plan: &Plan<'_>) -> String {
          // Tool parameters: node id -> parameter -> value.\n    \
          values: Map\n\
          }\n",
+    );
+    let _ = write!(
+        out,
+        "\n\
+         // Nextflow exports `env` inputs into .command.run unescaped, so a value travels\n\
+         // as base64 of its UTF-8 bytes and the task script decodes it.\n\
+         def {ENCODE_FUNCTION}(value) {{\n    \
+         java.util.Base64.getEncoder().encodeToString(value.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))\n\
+         }}\n"
     );
     for process in &plan.processes {
         out.push('\n');
@@ -88,7 +113,7 @@ fn render_process(out: &mut String, p: &Process<'_>) {
             }
         }
         for param in &p.params {
-            let _ = writeln!(out, "    env {}", groovy_string(&param.variable));
+            let _ = writeln!(out, "    env {}", groovy_string(&param.encoded_variable));
         }
     }
 
@@ -122,13 +147,31 @@ fn render_process(out: &mut String, p: &Process<'_>) {
 fn script_lines(p: &Process<'_>) -> Vec<String> {
     let text = |bash: &str| gstring_text(bash);
     let mut lines = vec![
-        text("# Local and Slurm runs set SOMITE_PIXI_MANIFEST (see nextflow.config): the"),
+        text(&format!(
+            "# Values arrive base64-encoded (see {ENCODE_FUNCTION} in main.nf and"
+        )),
+        text("# nextflow.config): decode the variable named by $1 into the one named by $2."),
+        text("# The trailing `x` keeps trailing newlines that $(...) would strip."),
+        text("somite_decode() {"),
+        text("    local decoded"),
+        text(r#"    decoded="$(printf '%s' "${!1}" | base64 --decode && printf x)""#),
+        text(r#"    printf -v "$2" '%s' "${decoded%x}""#),
+        text("}"),
+        String::new(),
+        text(&format!(
+            "# Local and Slurm runs set {PIXI_MANIFEST_ENCODED} (see nextflow.config): the"
+        )),
         text("# tool then runs inside this package's locked Pixi environment. Cloud runs"),
         text("# leave it unset and get the same packages from the Wave container."),
         text("set +u"),
-        text(r#"if [ -n "${SOMITE_PIXI_MANIFEST:-}" ]; then"#),
         text(&format!(
-            r#"    somite_activation="$(pixi shell-hook --frozen --shell bash --manifest-path "${{SOMITE_PIXI_MANIFEST}}" --environment {})""#,
+            r#"if [ -n "${{{PIXI_MANIFEST_ENCODED}:-}}" ]; then"#
+        )),
+        text(&format!(
+            "    somite_decode {PIXI_MANIFEST_ENCODED} {PIXI_MANIFEST}"
+        )),
+        text(&format!(
+            r#"    somite_activation="$(pixi shell-hook --frozen --shell bash --manifest-path "${{{PIXI_MANIFEST}}}" --environment {})""#,
             bash_literal(&p.environment)
         )),
         text(r#"    eval "${somite_activation}""#),
@@ -136,6 +179,12 @@ fn script_lines(p: &Process<'_>) -> Vec<String> {
         text("set -euo pipefail"),
         String::new(),
     ];
+    for param in &p.params {
+        lines.push(text(&format!(
+            "somite_decode {} {}",
+            param.encoded_variable, param.variable
+        )));
+    }
     if let Some(variable) = &p.threads_from_cpus {
         lines.push(format!("export {variable}=${{task.cpus}}"));
     }
@@ -291,7 +340,7 @@ fn render_workflow(out: &mut String, plan: &Plan<'_>) {
             .collect();
         arguments.extend(p.params.iter().map(|param| {
             format!(
-                "params.values[{}][{}].toString()",
+                "{ENCODE_FUNCTION}(params.values[{}][{}])",
                 groovy_string(p.node_id),
                 groovy_string(&param.param)
             )

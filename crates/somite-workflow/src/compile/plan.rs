@@ -122,7 +122,11 @@ pub(crate) enum ChannelRef {
 #[derive(Debug)]
 pub(crate) struct EnvParam {
     pub param: String,
+    /// The bash variable the command reads.
     pub variable: String,
+    /// The `env` input carrying the value base64-encoded; its own prefix, so
+    /// it never equals another parameter's variable.
+    pub encoded_variable: String,
     pub value: Value,
 }
 
@@ -560,6 +564,10 @@ fn process<'a>(
                             EnvParam {
                                 param: name.clone(),
                                 variable: variable.clone(),
+                                encoded_variable: format!(
+                                    "SOMITE_B64_PARAM_{}",
+                                    identifier(name).to_uppercase()
+                                ),
                                 value,
                             },
                         );
