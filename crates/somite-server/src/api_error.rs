@@ -50,6 +50,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         CapabilityRequired => StatusCode::UNAUTHORIZED,
         ForbiddenHost | ForbiddenOrigin => StatusCode::FORBIDDEN,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        UriTooLong => StatusCode::URI_TOO_LONG,
+        HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
         NotFound => StatusCode::NOT_FOUND,
         ToolchainMissing => StatusCode::SERVICE_UNAVAILABLE,
         Io => StatusCode::INTERNAL_SERVER_ERROR,

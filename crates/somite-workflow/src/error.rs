@@ -49,6 +49,10 @@ pub enum ErrorCode {
     ForbiddenOrigin,
     InvalidRequest,
     PayloadTooLarge,
+    /// An HTTP request target longer than the runtime accepts.
+    UriTooLong,
+    /// An HTTP request head with too many or too large header fields.
+    HeadersTooLarge,
     ToolchainMissing,
     NotFound,
     /// An Agent panel call needs a connected agent and there is none.
@@ -102,6 +106,8 @@ impl ErrorCode {
             ErrorCode::ForbiddenOrigin => "forbidden_origin",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::HeadersTooLarge => "headers_too_large",
             ErrorCode::ToolchainMissing => "toolchain_missing",
             ErrorCode::NotFound => "not_found",
             ErrorCode::AgentNotConnected => "agent_not_connected",
@@ -178,6 +184,8 @@ mod tests {
             ErrorCode::InputOriginRecoveryRequired,
             ErrorCode::CapabilityRequired,
             ErrorCode::PayloadTooLarge,
+            ErrorCode::UriTooLong,
+            ErrorCode::HeadersTooLarge,
             ErrorCode::RepresentativeFixtureUnsupported,
             ErrorCode::RunLost,
             ErrorCode::EvidenceTampered,
