@@ -138,7 +138,7 @@ pub(super) fn start(
     config: SessionConfig,
     workspace: AgentWorkspace,
     boundary: ToolBoundary,
-    known_secrets: Vec<String>,
+    redactor: Redactor,
     commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<SessionEvent>,
 ) -> Result<JoinHandle<CleanupReport>, SpawnError> {
@@ -168,7 +168,7 @@ pub(super) fn start(
         mcp_servers: config.mcp_servers.iter().map(acp_mcp_server).collect(),
         workspace,
         boundary,
-        redactor: Redactor::with_known_secrets(known_secrets),
+        redactor,
         clock: config.clock,
         limits: config.limits,
         tool_calls: HashMap::new(),
