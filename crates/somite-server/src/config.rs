@@ -35,8 +35,9 @@ pub struct ServerConfig {
 /// Bounds on the connections the runtime holds (see [`crate::serve`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionLimits {
-    /// Connections held at once; when all are taken, the oldest one still
-    /// sending its request head is closed to make room for a newcomer.
+    /// Connections held at once (at least one); when all are taken, the
+    /// oldest one still sending its request head is closed to make room for
+    /// a newcomer.
     pub max_connections: usize,
     /// How long a connection may take to send its whole request head before
     /// it is closed unanswered.

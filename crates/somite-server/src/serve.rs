@@ -208,7 +208,11 @@ fn check_head(buffer: &[u8]) -> Option<Result<(), SomiteError>> {
         return Some(Err(uri_too_long()));
     }
     let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    match httparse::Request::new(&mut fields).parse(buffer) {
+    let mut request = httparse::Request::new(&mut fields);
+    match request.parse(buffer) {
+        Ok(httparse::Status::Complete(_)) if request.path.map_or(0, str::len) > MAX_URI_BYTES => {
+            Some(Err(uri_too_long()))
+        }
         Ok(httparse::Status::Complete(len)) if len > MAX_HEAD_BYTES => {
             Some(Err(headers_too_large()))
         }
@@ -227,9 +231,13 @@ fn check_head(buffer: &[u8]) -> Option<Result<(), SomiteError>> {
 }
 
 /// The length of the request target so far: the second space-separated word
-/// of the request line, whether or not the line is complete yet.
+/// of the request line (after any empty lines, which HTTP/1.1 lets a server
+/// skip), whether or not the line is complete yet.
 fn target_len(buffer: &[u8]) -> usize {
-    let line = buffer.split(|b| *b == b'\n').next().unwrap_or_default();
+    let line = buffer
+        .split(|b| *b == b'\n')
+        .find(|line| !line.is_empty() && *line != b"\r")
+        .unwrap_or_default();
     let mut words = line.split(|b| *b == b' ');
     words.next();
     words.next().map_or(0, <[u8]>::len)
@@ -400,9 +408,15 @@ mod tests {
             check_head(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
             Some(Ok(()))
         ));
-        let long_target = format!("GET /{}", "a".repeat(MAX_URI_BYTES));
-        let refused = check_head(long_target.as_bytes()).unwrap().unwrap_err();
-        assert_eq!(refused.code, ErrorCode::UriTooLong);
+        let long = "a".repeat(MAX_URI_BYTES);
+        for head in [
+            format!("GET /{long}"),
+            format!("\r\n\r\nGET /{long}"),
+            format!("\r\nGET /{long} HTTP/1.1\r\n\r\n"),
+        ] {
+            let refused = check_head(head.as_bytes()).unwrap().unwrap_err();
+            assert_eq!(refused.code, ErrorCode::UriTooLong, "{:?}", &head[..8]);
+        }
         let many = format!(
             "GET / HTTP/1.1\r\n{}\r\n",
             "x-a: 1\r\n".repeat(MAX_HEADERS + 1)
