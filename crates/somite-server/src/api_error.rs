@@ -52,6 +52,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         UriTooLong => StatusCode::URI_TOO_LONG,
         HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         NotFound => StatusCode::NOT_FOUND,
         ToolchainMissing => StatusCode::SERVICE_UNAVAILABLE,
         Io => StatusCode::INTERNAL_SERVER_ERROR,

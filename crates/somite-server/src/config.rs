@@ -42,6 +42,9 @@ pub struct ConnectionLimits {
     /// How long a connection may take to send its whole request head before
     /// it is closed unanswered.
     pub header_read_timeout: Duration,
+    /// How long a request body may take to arrive once its head has; then
+    /// the request is answered `request_timeout` and its connection closed.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -49,6 +52,7 @@ impl Default for ConnectionLimits {
         ConnectionLimits {
             max_connections: crate::serve::MAX_CONNECTIONS,
             header_read_timeout: crate::serve::HEADER_READ_TIMEOUT,
+            body_read_timeout: crate::body::BODY_READ_TIMEOUT,
         }
     }
 }

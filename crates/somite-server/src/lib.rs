@@ -160,7 +160,9 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     }
     run_routes::announce_runs(&state);
     let bundle = config.web_bundle.clone().or_else(web::default_bundle);
-    let app = router(state.clone(), bundle.as_deref());
+    let app = router(state.clone(), bundle.as_deref()).layer(axum::Extension(
+        body::BodyReadTimeout(config.connections.body_read_timeout),
+    ));
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(serve::serve(listener, app, config.connections, rx));
     Ok(RunningServer {

@@ -16,6 +16,9 @@
 //!   over [`MAX_HEAD_BYTES`] or with more than [`MAX_HEADERS`] fields 431
 //!   (`headers_too_large`), an unparsable one 400 (`invalid_request`) — each
 //!   with the JSON error envelope; hyper would answer them with an empty body.
+//! - A request body must arrive within
+//!   [`ConnectionLimits::body_read_timeout`] (enforced where every body is
+//!   read, [`crate::body`]), so a stalled body cannot hold a slot either.
 //! - Each connection serves one request (no keep-alive). A second request on
 //!   the same connection would reach hyper's head parser unchecked, and an
 //!   idle kept-alive connection would hold a slot; a loopback handshake per

@@ -75,6 +75,7 @@ async fn a_flood_of_half_open_connections_cannot_starve_a_real_request() {
     let limits = ConnectionLimits {
         max_connections: 8,
         header_read_timeout: Duration::from_secs(3600),
+        ..ConnectionLimits::default()
     };
     let (server, _dir) = start(limits).await;
     let mut flood = Vec::new();
@@ -184,5 +185,31 @@ async fn oversized_request_heads_are_answered_with_the_envelope() {
     let fine = format!("{host}{}", "x-filler: 1\r\n".repeat(MAX_HEADERS - 2));
     let target = format!("/api/health?q={}", "a".repeat(MAX_URI_BYTES - 20));
     assert_eq!(exchange(&server, &get(&target, &fine)).await.0, 200);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_stalled_body_is_answered_and_its_connection_closed() {
+    let (server, _dir) = start(ConnectionLimits {
+        body_read_timeout: Duration::from_millis(200),
+        ..ConnectionLimits::default()
+    })
+    .await;
+    let request = format!(
+        "POST /api/transactions HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\nConnection: close\r\n\r\n{{\"summary\"",
+        server.address
+    );
+    // The client keeps its side open: only the server can end the exchange.
+    let mut stream = TcpStream::connect(server.address).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(GENEROUS, stream.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    let (status, body) = parse(&answer);
+    assert_eq!(status, 408);
+    assert_envelope(&body, "request_timeout");
     server.shutdown().await.unwrap();
 }

@@ -53,6 +53,8 @@ pub enum ErrorCode {
     UriTooLong,
     /// An HTTP request head with too many or too large header fields.
     HeadersTooLarge,
+    /// An HTTP request body that did not arrive in time.
+    RequestTimeout,
     ToolchainMissing,
     NotFound,
     /// An Agent panel call needs a connected agent and there is none.
@@ -108,6 +110,7 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UriTooLong => "uri_too_long",
             ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::ToolchainMissing => "toolchain_missing",
             ErrorCode::NotFound => "not_found",
             ErrorCode::AgentNotConnected => "agent_not_connected",
@@ -186,6 +189,7 @@ mod tests {
             ErrorCode::PayloadTooLarge,
             ErrorCode::UriTooLong,
             ErrorCode::HeadersTooLarge,
+            ErrorCode::RequestTimeout,
             ErrorCode::RepresentativeFixtureUnsupported,
             ErrorCode::RunLost,
             ErrorCode::EvidenceTampered,
