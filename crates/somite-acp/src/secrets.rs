@@ -172,6 +172,10 @@ pub struct Redactor {
     /// Every [`MIN_SECRET_FRAGMENT`]-character window of each known secret
     /// (the whole secret when it is shorter), case-folded, by window length.
     windows: BTreeMap<usize, HashSet<Vec<char>>>,
+    /// Every shorter piece of each known secret, case-folded: text ending in
+    /// one may be the start of a window that the next streamed piece
+    /// completes.
+    pieces: HashSet<Vec<char>>,
 }
 
 impl std::fmt::Debug for Redactor {
@@ -194,6 +198,7 @@ impl Redactor {
     #[must_use]
     pub fn with_known_secrets(secrets: impl IntoIterator<Item = String>) -> Self {
         let mut windows: BTreeMap<usize, HashSet<Vec<char>>> = BTreeMap::new();
+        let mut pieces = HashSet::new();
         for secret in secrets {
             let folded: Vec<char> = secret.chars().map(fold).collect();
             if folded.len() < MIN_KNOWN_SECRET_LEN {
@@ -204,8 +209,22 @@ impl Redactor {
                 .entry(width)
                 .or_default()
                 .extend(folded.windows(width).map(<[char]>::to_vec));
+            for len in 1..width {
+                pieces.extend(folded.windows(len).map(<[char]>::to_vec));
+            }
         }
-        Self { windows }
+        Self { windows, pieces }
+    }
+
+    /// A redactor for text that arrives in pieces, such as an agent's
+    /// streamed message: see [`StreamRedactor`].
+    #[must_use]
+    pub fn stream(&self) -> StreamRedactor {
+        StreamRedactor {
+            redactor: self.clone(),
+            held: Vec::new(),
+            ended_masked: false,
+        }
     }
 
     /// Redacts a JSON value: fields with secret-shaped names whole, and
@@ -251,6 +270,17 @@ impl Redactor {
             return Cow::Borrowed(text);
         }
         let folded: Vec<char> = text.chars().map(fold).collect();
+        let covered = self.cover(&folded);
+        if !covered.contains(&true) {
+            return Cow::Borrowed(text);
+        }
+        let mut masked = String::with_capacity(text.len());
+        render(text.chars().zip(covered), false, &mut masked);
+        Cow::Owned(masked)
+    }
+
+    /// Which characters of `folded` lie in a known secret's window.
+    fn cover(&self, folded: &[char]) -> Vec<bool> {
         let mut covered = vec![false; folded.len()];
         for (&width, windows) in &self.windows {
             for (start, window) in folded.windows(width).enumerate() {
@@ -259,18 +289,77 @@ impl Redactor {
                 }
             }
         }
-        if !covered.contains(&true) {
-            return Cow::Borrowed(text);
+        covered
+    }
+
+    /// How many trailing characters of `folded` a following piece could
+    /// complete into a known secret's window.
+    fn open_tail(&self, folded: &[char]) -> usize {
+        let longest = folded.len().min(MIN_SECRET_FRAGMENT - 1);
+        (1..=longest)
+            .rev()
+            .find(|&len| self.pieces.contains(&folded[folded.len() - len..]))
+            .unwrap_or(0)
+    }
+}
+
+/// Appends `chars`, each run of covered ones as one [`REDACTED`] (none for a
+/// run continuing one that `after_masked` says was already masked).
+fn render(chars: impl IntoIterator<Item = (char, bool)>, after_masked: bool, out: &mut String) {
+    let mut previous_covered = after_masked;
+    for (c, covered) in chars {
+        if !covered {
+            out.push(c);
+        } else if !previous_covered {
+            out.push_str(REDACTED);
         }
-        let mut masked = String::with_capacity(text.len());
-        for (index, c) in text.chars().enumerate() {
-            if !covered[index] {
-                masked.push(c);
-            } else if index == 0 || !covered[index - 1] {
-                masked.push_str(REDACTED);
-            }
+        previous_covered = covered;
+    }
+}
+
+/// Redacts text that arrives in pieces, so that a known secret cut across
+/// pieces is masked as if it had arrived whole: the end of a piece that the
+/// next one could complete into a secret's window is held back until it
+/// does, or until [`StreamRedactor::finish`]. Secret-shaped patterns
+/// (`sk-...` keys and the like) are matched within each released part only;
+/// whole-text records (transcripts) redact the joined text.
+#[derive(Debug)]
+pub struct StreamRedactor {
+    redactor: Redactor,
+    /// Characters not shown yet, each with whether it is already known to
+    /// be part of a secret.
+    held: Vec<(char, bool)>,
+    /// Whether the last character shown was masked.
+    ended_masked: bool,
+}
+
+impl StreamRedactor {
+    /// Adds the next piece; returns the redacted text that can be shown now.
+    #[must_use]
+    pub fn push(&mut self, piece: &str) -> String {
+        self.held.extend(piece.chars().map(|c| (c, false)));
+        let folded: Vec<char> = self.held.iter().map(|(c, _)| fold(*c)).collect();
+        for (held, covered) in self.held.iter_mut().zip(self.redactor.cover(&folded)) {
+            held.1 |= covered;
         }
-        Cow::Owned(masked)
+        let release = self.held.len() - self.redactor.open_tail(&folded);
+        self.release(release)
+    }
+
+    /// Everything still held back, redacted; the stream is over.
+    #[must_use]
+    pub fn finish(mut self) -> String {
+        self.release(self.held.len())
+    }
+
+    fn release(&mut self, count: usize) -> String {
+        let released: Vec<(char, bool)> = self.held.drain(..count).collect();
+        let mut shown = String::new();
+        render(released.iter().copied(), self.ended_masked, &mut shown);
+        if let Some(&(_, covered)) = released.last() {
+            self.ended_masked = covered;
+        }
+        redact_secret_values(&shown).into_owned()
     }
 }
 
@@ -429,5 +518,46 @@ mod tests {
     fn the_redactor_never_shows_what_it_knows() {
         let redactor = capability_redactor();
         assert_eq!(format!("{redactor:?}"), "Redactor { .. }");
+    }
+
+    /// Streams `pieces` and returns what was shown, piece by piece.
+    fn stream(redactor: &Redactor, pieces: &[&str]) -> Vec<String> {
+        let mut stream = redactor.stream();
+        let mut shown: Vec<String> = pieces.iter().map(|piece| stream.push(piece)).collect();
+        shown.push(stream.finish());
+        shown
+    }
+
+    #[test]
+    fn a_known_secret_streamed_in_small_pieces_is_masked_once() {
+        let redactor = capability_redactor();
+        for secret in [CAPABILITY.to_owned(), CAPABILITY.to_uppercase()] {
+            let mut pieces = vec!["key: "];
+            pieces.extend(
+                secret
+                    .as_bytes()
+                    .chunks(3)
+                    .map(|c| std::str::from_utf8(c).unwrap()),
+            );
+            pieces.push(" done");
+            let shown = stream(&redactor, &pieces);
+            assert_eq!(shown.concat(), format!("key: {REDACTED} done"), "{shown:?}");
+        }
+    }
+
+    #[test]
+    fn streamed_text_is_shown_at_once_unless_it_may_begin_a_secret() {
+        let redactor = capability_redactor();
+        let shown = stream(
+            &redactor,
+            &["hello, ", "the code is 0f1", "e2 again", " and no"],
+        );
+        assert_eq!(
+            shown,
+            ["hello, ", "the code is ", "0f1e2 again", " and no", ""]
+        );
+        let piece = &CAPABILITY[..MIN_SECRET_FRAGMENT - 1];
+        let shown = stream(&redactor, &[piece, " is not a secret"]);
+        assert_eq!(shown.concat(), format!("{piece} is not a secret"));
     }
 }
