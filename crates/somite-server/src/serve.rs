@@ -21,8 +21,9 @@
 //!   read, [`crate::body`]), so a stalled body cannot hold a slot either.
 //! - Each connection serves one request (no keep-alive). A second request on
 //!   the same connection would reach hyper's head parser unchecked, and an
-//!   idle kept-alive connection would hold a slot; a loopback handshake per
-//!   request costs next to nothing.
+//!   idle kept-alive connection would hold a slot. A fresh loopback
+//!   connection per request costs about 0.2 ms (`/api/health`: 0.37 ms
+//!   median against 0.14 ms kept alive).
 //! - Shutdown stops accepting, closes connections still sending their head,
 //!   and waits for in-flight requests.
 
