@@ -1,11 +1,21 @@
 //! What a secret looks like: one definition shared by the child environment
-//! (which drops secret-shaped values) and transcript redaction (which masks
+//! (which drops secret-shaped values) and redaction (which masks
 //! secret-shaped fields and values), so the two can never disagree.
+//!
+//! [`Redactor`] is the one redactor: the session's events, its transcripts
+//! and the runtime's activity feed and session view all mask through the
+//! session's own instance, which also knows the values that are secret by
+//! where they came from (the MCP capability, credentials in the agent's
+//! environment). A known value is masked in any letter case and wherever any
+//! [`MIN_SECRET_FRAGMENT`] characters of it appear, so an upper-cased copy,
+//! or a copy split across two fields or messages, does not slip through.
 
 use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde_json::Value;
 
 /// The mask that replaces a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -145,6 +155,214 @@ pub fn redact_secret_values(value: &str) -> Cow<'_, str> {
     text
 }
 
+/// Shortest value treated as a known secret; shorter ones would mask
+/// ordinary text.
+pub const MIN_KNOWN_SECRET_LEN: usize = 8;
+
+/// Any run of this many characters of a known secret is masked: short enough
+/// that a secret cut in two leaves at least one such piece (of a 64-character
+/// capability, at most 15 characters stay visible), long enough that
+/// ordinary text never matches one by chance.
+pub const MIN_SECRET_FRAGMENT: usize = 16;
+
+/// Masks secret-shaped fields and values, and the values known to be secret
+/// (see the module docs).
+#[derive(Clone, Default)]
+pub struct Redactor {
+    /// Every [`MIN_SECRET_FRAGMENT`]-character window of each known secret
+    /// (the whole secret when it is shorter), case-folded, by window length.
+    windows: BTreeMap<usize, HashSet<Vec<char>>>,
+    /// Every shorter piece of each known secret, case-folded: text ending in
+    /// one may be the start of a window that the next streamed piece
+    /// completes.
+    pieces: HashSet<Vec<char>>,
+}
+
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The windows are pieces of the secrets themselves.
+        f.debug_struct("Redactor").finish_non_exhaustive()
+    }
+}
+
+/// Case folding for matching; one character in, one out, so positions in the
+/// folded text are positions in the original.
+fn fold(c: char) -> char {
+    c.to_lowercase().next().unwrap_or(c)
+}
+
+impl Redactor {
+    /// Also masks each of `secrets` (at least [`MIN_KNOWN_SECRET_LEN`]
+    /// characters long) wherever it, or any [`MIN_SECRET_FRAGMENT`]
+    /// characters of it, appear, in any case.
+    #[must_use]
+    pub fn with_known_secrets(secrets: impl IntoIterator<Item = String>) -> Self {
+        let mut windows: BTreeMap<usize, HashSet<Vec<char>>> = BTreeMap::new();
+        let mut pieces = HashSet::new();
+        for secret in secrets {
+            let folded: Vec<char> = secret.chars().map(fold).collect();
+            if folded.len() < MIN_KNOWN_SECRET_LEN {
+                continue;
+            }
+            let width = folded.len().min(MIN_SECRET_FRAGMENT);
+            windows
+                .entry(width)
+                .or_default()
+                .extend(folded.windows(width).map(<[char]>::to_vec));
+            for len in 1..width {
+                pieces.extend(folded.windows(len).map(<[char]>::to_vec));
+            }
+        }
+        Self { windows, pieces }
+    }
+
+    /// A redactor for text that arrives in pieces, such as an agent's
+    /// streamed message: see [`StreamRedactor`].
+    #[must_use]
+    pub fn stream(&self) -> StreamRedactor {
+        StreamRedactor {
+            redactor: self.clone(),
+            held: Vec::new(),
+            ended_masked: false,
+        }
+    }
+
+    /// Redacts a JSON value: fields with secret-shaped names whole, and
+    /// every string (keys included) as text.
+    #[must_use]
+    pub fn redact_value(&self, value: Value) -> Value {
+        match value {
+            Value::Object(object) => Value::Object(
+                object
+                    .into_iter()
+                    .map(|(key, value)| {
+                        let value = if is_secret_name(&key) && !value.is_null() {
+                            Value::String(REDACTED.to_owned())
+                        } else {
+                            self.redact_value(value)
+                        };
+                        (self.redact_text(&key), value)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|item| self.redact_value(item))
+                    .collect(),
+            ),
+            Value::String(text) => Value::String(self.redact_text(&text)),
+            other => other,
+        }
+    }
+
+    /// Redacts free text.
+    #[must_use]
+    pub fn redact_text(&self, text: &str) -> String {
+        let text = self.mask_known_secrets(text);
+        redact_secret_values(&text).into_owned()
+    }
+
+    /// Replaces each run of characters covered by a known secret's window
+    /// with one [`REDACTED`].
+    fn mask_known_secrets<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if self.windows.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let folded: Vec<char> = text.chars().map(fold).collect();
+        let covered = self.cover(&folded);
+        if !covered.contains(&true) {
+            return Cow::Borrowed(text);
+        }
+        let mut masked = String::with_capacity(text.len());
+        render(text.chars().zip(covered), false, &mut masked);
+        Cow::Owned(masked)
+    }
+
+    /// Which characters of `folded` lie in a known secret's window.
+    fn cover(&self, folded: &[char]) -> Vec<bool> {
+        let mut covered = vec![false; folded.len()];
+        for (&width, windows) in &self.windows {
+            for (start, window) in folded.windows(width).enumerate() {
+                if windows.contains(window) {
+                    covered[start..start + width].fill(true);
+                }
+            }
+        }
+        covered
+    }
+
+    /// How many trailing characters of `folded` a following piece could
+    /// complete into a known secret's window.
+    fn open_tail(&self, folded: &[char]) -> usize {
+        let longest = folded.len().min(MIN_SECRET_FRAGMENT - 1);
+        (1..=longest)
+            .rev()
+            .find(|&len| self.pieces.contains(&folded[folded.len() - len..]))
+            .unwrap_or(0)
+    }
+}
+
+/// Appends `chars`, each run of covered ones as one [`REDACTED`] (none for a
+/// run continuing one that `after_masked` says was already masked).
+fn render(chars: impl IntoIterator<Item = (char, bool)>, after_masked: bool, out: &mut String) {
+    let mut previous_covered = after_masked;
+    for (c, covered) in chars {
+        if !covered {
+            out.push(c);
+        } else if !previous_covered {
+            out.push_str(REDACTED);
+        }
+        previous_covered = covered;
+    }
+}
+
+/// Redacts text that arrives in pieces, so that a known secret cut across
+/// pieces is masked as if it had arrived whole: the end of a piece that the
+/// next one could complete into a secret's window is held back until it
+/// does, or until [`StreamRedactor::finish`]. Secret-shaped patterns
+/// (`sk-...` keys and the like) are matched within each released part only;
+/// whole-text records (transcripts) redact the joined text.
+#[derive(Debug)]
+pub struct StreamRedactor {
+    redactor: Redactor,
+    /// Characters not shown yet, each with whether it is already known to
+    /// be part of a secret.
+    held: Vec<(char, bool)>,
+    /// Whether the last character shown was masked.
+    ended_masked: bool,
+}
+
+impl StreamRedactor {
+    /// Adds the next piece; returns the redacted text that can be shown now.
+    #[must_use]
+    pub fn push(&mut self, piece: &str) -> String {
+        self.held.extend(piece.chars().map(|c| (c, false)));
+        let folded: Vec<char> = self.held.iter().map(|(c, _)| fold(*c)).collect();
+        for (held, covered) in self.held.iter_mut().zip(self.redactor.cover(&folded)) {
+            held.1 |= covered;
+        }
+        let release = self.held.len() - self.redactor.open_tail(&folded);
+        self.release(release)
+    }
+
+    /// Everything still held back, redacted; the stream is over.
+    #[must_use]
+    pub fn finish(mut self) -> String {
+        self.release(self.held.len())
+    }
+
+    fn release(&mut self, count: usize) -> String {
+        let released: Vec<(char, bool)> = self.held.drain(..count).collect();
+        let mut shown = String::new();
+        render(released.iter().copied(), self.ended_masked, &mut shown);
+        if let Some(&(_, covered)) = released.last() {
+            self.ended_masked = covered;
+        }
+        redact_secret_values(&shown).into_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +435,129 @@ mod tests {
             assert!(!contains_secret_value(value), "{value}");
             assert!(matches!(redact_secret_values(value), Cow::Borrowed(_)));
         }
+    }
+
+    /// A capability-like secret: 64 lower-case hex characters.
+    const CAPABILITY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210";
+
+    fn capability_redactor() -> Redactor {
+        Redactor::with_known_secrets([CAPABILITY.to_owned()])
+    }
+
+    #[test]
+    fn a_known_secret_is_masked_in_any_case() {
+        let redactor = capability_redactor();
+        let upper = CAPABILITY.to_uppercase();
+        assert_eq!(
+            redactor.redact_text(&format!("echo {upper}!")),
+            format!("echo {REDACTED}!")
+        );
+        let mixed: String = CAPABILITY
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i % 2 == 0 {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
+            })
+            .collect();
+        assert_eq!(redactor.redact_text(&mixed), REDACTED);
+    }
+
+    #[test]
+    fn a_known_secret_split_across_fields_or_strings_is_masked() {
+        let redactor = capability_redactor();
+        let (head, tail) = CAPABILITY.split_at(27);
+        let redacted = redactor.redact_value(serde_json::json!({
+            "first": head,
+            "second": [format!("then {tail}")],
+            head: "as a key",
+        }));
+        assert_eq!(
+            redacted,
+            serde_json::json!({
+                "first": REDACTED,
+                "second": [format!("then {REDACTED}")],
+                REDACTED: "as a key",
+            })
+        );
+        assert_eq!(
+            redactor.redact_text(&format!("{head} and {tail}")),
+            format!("{REDACTED} and {REDACTED}")
+        );
+    }
+
+    #[test]
+    fn any_fragment_of_the_minimum_length_is_masked_and_shorter_ones_are_not() {
+        let redactor = capability_redactor();
+        let middle = &CAPABILITY[24..24 + MIN_SECRET_FRAGMENT];
+        assert_eq!(
+            redactor.redact_text(&format!("x{middle}y")),
+            format!("x{REDACTED}y")
+        );
+        let short = &CAPABILITY[24..24 + MIN_SECRET_FRAGMENT - 1];
+        assert_eq!(redactor.redact_text(short), short);
+        assert_eq!(
+            redactor.redact_text("ordinary text stays"),
+            "ordinary text stays"
+        );
+    }
+
+    #[test]
+    fn a_short_known_secret_is_masked_whole_and_the_shortest_are_ignored() {
+        let redactor = Redactor::with_known_secrets(["Hunter2Pass".to_owned(), "abc".to_owned()]);
+        assert_eq!(
+            redactor.redact_text("pw HUNTER2PASS, abc, hunter2"),
+            format!("pw {REDACTED}, abc, hunter2")
+        );
+    }
+
+    #[test]
+    fn the_redactor_never_shows_what_it_knows() {
+        let redactor = capability_redactor();
+        assert_eq!(format!("{redactor:?}"), "Redactor { .. }");
+    }
+
+    /// Streams `pieces` and returns what was shown, piece by piece.
+    fn stream(redactor: &Redactor, pieces: &[&str]) -> Vec<String> {
+        let mut stream = redactor.stream();
+        let mut shown: Vec<String> = pieces.iter().map(|piece| stream.push(piece)).collect();
+        shown.push(stream.finish());
+        shown
+    }
+
+    #[test]
+    fn a_known_secret_streamed_in_small_pieces_is_masked_once() {
+        let redactor = capability_redactor();
+        for secret in [CAPABILITY.to_owned(), CAPABILITY.to_uppercase()] {
+            let mut pieces = vec!["key: "];
+            pieces.extend(
+                secret
+                    .as_bytes()
+                    .chunks(3)
+                    .map(|c| std::str::from_utf8(c).unwrap()),
+            );
+            pieces.push(" done");
+            let shown = stream(&redactor, &pieces);
+            assert_eq!(shown.concat(), format!("key: {REDACTED} done"), "{shown:?}");
+        }
+    }
+
+    #[test]
+    fn streamed_text_is_shown_at_once_unless_it_may_begin_a_secret() {
+        let redactor = capability_redactor();
+        let shown = stream(
+            &redactor,
+            &["hello, ", "the code is 0f1", "e2 again", " and no"],
+        );
+        assert_eq!(
+            shown,
+            ["hello, ", "the code is ", "0f1e2 again", " and no", ""]
+        );
+        let piece = &CAPABILITY[..MIN_SECRET_FRAGMENT - 1];
+        let shown = stream(&redactor, &[piece, " is not a secret"]);
+        assert_eq!(shown.concat(), format!("{piece} is not a secret"));
     }
 }

@@ -12,7 +12,8 @@
 //! (authorization values, API keys, tokens, passwords, credentials, secrets,
 //! cookies, capabilities; any case, any nesting) and secret-shaped values
 //! (bearer tokens, `sk-...` keys, ...) become [`REDACTED`], and so does any
-//! value the session knows to be secret, such as the MCP capability.
+//! value the session knows to be secret, such as the MCP capability — in any
+//! case, and any 16-character piece of it ([`Redactor`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,8 +23,7 @@ use crate::events::{
     TurnId, TurnOutcome,
 };
 use crate::permission::{PermissionChoice, ToolIdentity};
-pub use crate::secrets::REDACTED;
-use crate::secrets::{is_secret_name, redact_secret_values};
+pub use crate::secrets::{REDACTED, Redactor};
 
 /// The transcript format written by this crate.
 pub const TRANSCRIPT_FORMAT: u32 = 1;
@@ -35,69 +35,6 @@ const TRANSACTION_TOOL: &str = "somite.graph.apply_transaction";
 #[must_use]
 pub fn redact(value: Value) -> Value {
     Redactor::default().redact_value(value)
-}
-
-/// Redaction, optionally also masking values known to be secret.
-#[derive(Debug, Clone, Default)]
-pub struct Redactor {
-    known_secrets: Vec<String>,
-}
-
-impl Redactor {
-    /// Shortest value treated as a known secret; shorter ones would mask
-    /// ordinary text.
-    const MIN_KNOWN_SECRET_LEN: usize = 8;
-
-    /// Also masks each of `secrets` wherever it appears.
-    #[must_use]
-    pub fn with_known_secrets(secrets: impl IntoIterator<Item = String>) -> Self {
-        Self {
-            known_secrets: secrets
-                .into_iter()
-                .filter(|secret| secret.len() >= Self::MIN_KNOWN_SECRET_LEN)
-                .collect(),
-        }
-    }
-
-    /// Redacts a JSON value.
-    #[must_use]
-    pub fn redact_value(&self, value: Value) -> Value {
-        match value {
-            Value::Object(object) => Value::Object(
-                object
-                    .into_iter()
-                    .map(|(key, value)| {
-                        let value = if is_secret_name(&key) && !value.is_null() {
-                            Value::String(REDACTED.to_owned())
-                        } else {
-                            self.redact_value(value)
-                        };
-                        (key, value)
-                    })
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(
-                items
-                    .into_iter()
-                    .map(|item| self.redact_value(item))
-                    .collect(),
-            ),
-            Value::String(text) => Value::String(self.redact_text(&text)),
-            other => other,
-        }
-    }
-
-    /// Redacts free text.
-    #[must_use]
-    pub fn redact_text(&self, text: &str) -> String {
-        let mut text = text.to_owned();
-        for secret in &self.known_secrets {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), REDACTED);
-            }
-        }
-        redact_secret_values(&text).into_owned()
-    }
 }
 
 /// The normalised record of one turn.

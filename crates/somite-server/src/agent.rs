@@ -387,8 +387,6 @@ impl AgentHost {
                 self.setup.environment.clone(),
             )
         };
-        let redactor = Redactor::with_known_secrets([capability.expose().to_owned()]);
-        *lock(&self.redactor) = redactor.clone();
         drop(capability);
         let (session, events) = match AgentSession::spawn(config, workspace) {
             Ok(spawned) => spawned,
@@ -397,6 +395,10 @@ impl AgentHost {
                 return Err(spawn_error(error));
             }
         };
+        // The session's own redactor knows the capability and every other
+        // secret it was handed; the feed and the view mask with the same one.
+        let redactor = session.redactor().clone();
+        *lock(&self.redactor) = redactor.clone();
         let attachments = SessionAttachments {
             capability: capability_id,
             generation,

@@ -4,15 +4,30 @@
 //! type before a route sees it; anything else becomes the standard error
 //! envelope. General requests get [`MAX_REQUEST_BYTES`]; the 64 MiB document
 //! envelope applies only to documents and never widens this.
+//!
+//! A body must also arrive within [`BODY_READ_TIMEOUT`] (or the runtime's
+//! configured [`BodyReadTimeout`]): a client that sends its head and then
+//! stalls would otherwise hold one of the runtime's bounded connections for
+//! good. Every route that reads a body reads it here.
 
 use crate::api_error::ApiError;
 use axum::extract::{FromRequest, Request};
 use axum::http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
 use somite_workflow::ErrorCode;
+use std::time::Duration;
 
 /// Other JSON requests (DESIGN.md "Limits": 16 MiB).
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// How long a request body may take to arrive by default; 16 MiB over
+/// loopback takes a fraction of a second.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The body read timeout the runtime was configured with, as a request
+/// extension; without it, [`BODY_READ_TIMEOUT`] applies.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyReadTimeout(pub Duration);
 
 /// A JSON body of type `T`, at most [`MAX_REQUEST_BYTES`].
 pub struct JsonBody<T>(pub T);
@@ -38,16 +53,28 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
                 "send the body with `Content-Type: application/json`",
             ));
         }
-        axum::body::to_bytes(request.into_body(), MAX_REQUEST_BYTES)
-            .await
-            .map(RawJson)
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::PayloadTooLarge,
-                    format!("the request body exceeds {MAX_REQUEST_BYTES} bytes"),
-                    "send a smaller request; split large edits into several transactions",
-                )
-            })
+        let timeout = request
+            .extensions()
+            .get::<BodyReadTimeout>()
+            .map_or(BODY_READ_TIMEOUT, |t| t.0);
+        let read = axum::body::to_bytes(request.into_body(), MAX_REQUEST_BYTES);
+        let Ok(read) = tokio::time::timeout(timeout, read).await else {
+            return Err(ApiError::new(
+                ErrorCode::RequestTimeout,
+                format!(
+                    "the request body did not arrive within {} ms",
+                    timeout.as_millis()
+                ),
+                "send the whole body right after the headers",
+            ));
+        };
+        read.map(RawJson).map_err(|_| {
+            ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("the request body exceeds {MAX_REQUEST_BYTES} bytes"),
+                "send a smaller request; split large edits into several transactions",
+            )
+        })
     }
 }
 

@@ -28,6 +28,33 @@ pub struct ServerConfig {
     /// The Pixi that compiles lock packages with and runs execute them
     /// with: `SOMITE_PIXI`, else `pixi` on `PATH`, else none.
     pub pixi: Option<PathBuf>,
+    /// How many connections are held and how long a request head may take.
+    pub connections: ConnectionLimits,
+}
+
+/// Bounds on the connections the runtime holds (see [`crate::serve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Connections held at once (at least one); when all are taken, the
+    /// oldest one still sending its request head is closed to make room for
+    /// a newcomer.
+    pub max_connections: usize,
+    /// How long a connection may take to send its whole request head before
+    /// it is closed unanswered.
+    pub header_read_timeout: Duration,
+    /// How long a request body may take to arrive once its head has; then
+    /// the request is answered `request_timeout` and its connection closed.
+    pub body_read_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            max_connections: crate::serve::MAX_CONNECTIONS,
+            header_read_timeout: crate::serve::HEADER_READ_TIMEOUT,
+            body_read_timeout: crate::body::BODY_READ_TIMEOUT,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -129,6 +156,7 @@ impl ServerConfig {
                     accepted: "the absolute path of an existing pixi executable",
                 },
             )?,
+            connections: ConnectionLimits::default(),
         })
     }
 
@@ -156,6 +184,7 @@ impl ServerConfig {
                     .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?
             },
             pixi: find_on_path("pixi"),
+            connections: ConnectionLimits::default(),
         })
     }
 }

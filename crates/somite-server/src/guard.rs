@@ -2,10 +2,11 @@
 //!
 //! Binding 127.0.0.1 keeps other machines out, but a web page in the user's
 //! own browser can still reach loopback. DNS rebinding makes such a page look
-//! same-origin, so every request must name a loopback Host, and any request
-//! carrying an Origin must come from a loopback origin. MCP-only routes
-//! additionally require a live capability, whether or not the caller claims
-//! to be the MCP adapter.
+//! same-origin, so every request must name exactly one loopback Host (and an
+//! absolute-form target may only repeat it), and any request carrying an
+//! Origin must come from a loopback origin. MCP-only routes additionally
+//! require a live capability, whether or not the caller claims to be the MCP
+//! adapter.
 
 use crate::api_error::ApiError;
 use crate::capability::CAPABILITY_HEADER;
@@ -52,14 +53,27 @@ pub fn is_loopback_origin(origin: &str) -> bool {
         .is_some_and(|rest| !rest.contains('/') && is_loopback_host(rest))
 }
 
-/// Rejects any request whose Host or Origin is not loopback.
+/// Rejects any request whose Host or Origin is not loopback, that names more
+/// than one Host, or whose absolute-form target names another authority than
+/// its Host: each would let the check read one host while something else acts
+/// on another.
 pub async fn loopback_only(request: Request, next: Next) -> Result<Response, ApiError> {
     let headers = request.headers();
-    let host = headers.get(HOST).and_then(|h| h.to_str().ok());
-    if !host.is_some_and(is_loopback_host) {
+    let mut hosts = headers.get_all(HOST).iter();
+    let host = hosts.next().and_then(|h| h.to_str().ok());
+    if hosts.next().is_some() {
+        return Err(ApiError::new(
+            ErrorCode::InvalidRequest,
+            "the request has more than one Host header",
+            "send exactly one Host header, naming 127.0.0.1:<port> (or localhost)",
+        ));
+    }
+    let authority = request.uri().authority().map(|a| a.as_str());
+    let consistent = authority.is_none_or(|a| host.is_some_and(|h| a.eq_ignore_ascii_case(h)));
+    if !host.is_some_and(is_loopback_host) || !consistent {
         return Err(ApiError::new(
             ErrorCode::ForbiddenHost,
-            "the Host header is not a loopback address",
+            "the Host header (or the request target's authority) is not this loopback address",
             "open Somite at http://127.0.0.1:<port>/ (or localhost); other host names are refused to prevent DNS rebinding",
         ));
     }

@@ -2,8 +2,9 @@
 //!
 //! `somite serve` runs this: the JSON routes the web workspace and the MCP
 //! adapter call, the activity feed, and the built web bundle. It binds
-//! loopback only, checks Host and Origin on every request, bounds every body,
-//! and guards the MCP-only routes with per-child capabilities.
+//! loopback only, bounds its connections and every request head ([`serve`]),
+//! checks Host and Origin on every request, bounds every body, and guards the
+//! MCP-only routes with per-child capabilities.
 
 pub mod agent;
 pub mod agent_routes;
@@ -17,6 +18,7 @@ pub mod package_routes;
 pub mod registry_fetch;
 pub mod routes;
 pub mod run_routes;
+pub mod serve;
 pub mod sse;
 pub mod state;
 pub mod web;
@@ -158,15 +160,11 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     }
     run_routes::announce_runs(&state);
     let bundle = config.web_bundle.clone().or_else(web::default_bundle);
-    let app = router(state.clone(), bundle.as_deref());
+    let app = router(state.clone(), bundle.as_deref()).layer(axum::Extension(
+        body::BodyReadTimeout(config.connections.body_read_timeout),
+    ));
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
-            .await
-    });
+    let task = tokio::spawn(serve::serve(listener, app, config.connections, rx));
     Ok(RunningServer {
         address,
         state,

@@ -52,6 +52,12 @@ pub enum ErrorCode {
     ForbiddenOrigin,
     InvalidRequest,
     PayloadTooLarge,
+    /// An HTTP request target longer than the runtime accepts.
+    UriTooLong,
+    /// An HTTP request head with too many or too large header fields.
+    HeadersTooLarge,
+    /// An HTTP request body that did not arrive in time.
+    RequestTimeout,
     ToolchainMissing,
     NotFound,
     /// An Agent panel call needs a connected agent and there is none.
@@ -106,6 +112,9 @@ impl ErrorCode {
             ErrorCode::ForbiddenOrigin => "forbidden_origin",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::ToolchainMissing => "toolchain_missing",
             ErrorCode::NotFound => "not_found",
             ErrorCode::AgentNotConnected => "agent_not_connected",
@@ -183,6 +192,9 @@ mod tests {
             ErrorCode::ProjectInUse,
             ErrorCode::CapabilityRequired,
             ErrorCode::PayloadTooLarge,
+            ErrorCode::UriTooLong,
+            ErrorCode::HeadersTooLarge,
+            ErrorCode::RequestTimeout,
             ErrorCode::RepresentativeFixtureUnsupported,
             ErrorCode::RunLost,
             ErrorCode::EvidenceTampered,

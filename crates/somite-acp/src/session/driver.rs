@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
@@ -51,7 +51,8 @@ use crate::permission::{
     IdentityVerdict, PermissionAnswer, PermissionChoice, PermissionDecision, ToolBoundary,
     ToolCallFacts, timeout_answer,
 };
-use crate::transcript::{Redactor, TranscriptRecorder};
+use crate::secrets::{Redactor, StreamRedactor};
+use crate::transcript::TranscriptRecorder;
 use crate::workspace::AgentWorkspace;
 
 /// What the SDK side forwards to the driver.
@@ -109,6 +110,27 @@ struct TrackedToolCall {
     view: Option<ToolCallView>,
 }
 
+/// The agent's message or thought being streamed, and its redaction.
+struct Streamed {
+    thought: bool,
+    turn: Option<TurnId>,
+    redactor: StreamRedactor,
+}
+
+impl Streamed {
+    fn event(&self, text: String) -> EventKind {
+        Self::event_of(self.thought, self.turn, text)
+    }
+
+    fn event_of(thought: bool, turn: Option<TurnId>, text: String) -> EventKind {
+        if thought {
+            EventKind::AgentThought { turn, text }
+        } else {
+            EventKind::AgentMessage { turn, text }
+        }
+    }
+}
+
 struct Driver {
     generation: Generation,
     events: mpsc::UnboundedSender<SessionEvent>,
@@ -122,6 +144,9 @@ struct Driver {
     workspace: AgentWorkspace,
     boundary: ToolBoundary,
     redactor: Redactor,
+    /// Behind a lock only so that `emit`, which every path calls through a
+    /// shared borrow, can send held-back text first.
+    streamed: Mutex<Option<Streamed>>,
     clock: Arc<dyn Clock>,
     limits: SessionLimits,
     tool_calls: HashMap<String, TrackedToolCall>,
@@ -138,7 +163,7 @@ pub(super) fn start(
     config: SessionConfig,
     workspace: AgentWorkspace,
     boundary: ToolBoundary,
-    known_secrets: Vec<String>,
+    redactor: Redactor,
     commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<SessionEvent>,
 ) -> Result<JoinHandle<CleanupReport>, SpawnError> {
@@ -168,7 +193,8 @@ pub(super) fn start(
         mcp_servers: config.mcp_servers.iter().map(acp_mcp_server).collect(),
         workspace,
         boundary,
-        redactor: Redactor::with_known_secrets(known_secrets),
+        redactor,
+        streamed: Mutex::new(None),
         clock: config.clock,
         limits: config.limits,
         tool_calls: HashMap::new(),
@@ -335,11 +361,54 @@ impl Driver {
         }
     }
 
+    /// Sends an event, after whatever streamed text was still held back.
     fn emit(&self, kind: EventKind) {
+        self.flush_streamed();
+        self.send(kind);
+    }
+
+    /// Ends the current stream, sending what it still held back.
+    fn flush_streamed(&self) {
+        if let Some(streamed) = lock(&self.streamed).take() {
+            self.send_streamed(streamed);
+        }
+    }
+
+    fn send(&self, kind: EventKind) {
         let _ = self.events.send(SessionEvent {
             generation: self.generation,
             kind,
         });
+    }
+
+    /// Sends a piece of the agent's streamed message or thought, redacted as
+    /// part of the whole stream (see [`StreamRedactor`]).
+    fn emit_streamed(&self, thought: bool, turn: Option<TurnId>, piece: &str) {
+        let mut slot = lock(&self.streamed);
+        if let Some(other) = slot.take_if(|s| s.thought != thought || s.turn != turn) {
+            self.send_streamed(other);
+        }
+        let streamed = slot.get_or_insert_with(|| Streamed {
+            thought,
+            turn,
+            redactor: self.redactor.stream(),
+        });
+        let text = streamed.redactor.push(piece);
+        if !text.is_empty() {
+            self.send(streamed.event(text));
+        }
+    }
+
+    fn send_streamed(&self, streamed: Streamed) {
+        let Streamed {
+            thought,
+            turn,
+            redactor,
+        } = streamed;
+        let text = redactor.finish();
+        if !text.is_empty() {
+            self.send(Streamed::event_of(thought, turn, text));
+        }
     }
 
     fn current_turn(&self) -> Option<TurnId> {
@@ -676,20 +745,14 @@ impl Driver {
                 if let Some(active) = &mut self.turn {
                     active.recorder.agent_message(&text);
                 }
-                self.emit(EventKind::AgentMessage {
-                    turn,
-                    text: self.redactor.redact_text(&text),
-                });
+                self.emit_streamed(false, turn, &text);
             }
             SessionUpdate::AgentThoughtChunk(chunk) => {
                 let text = convert::content_text(&chunk.content);
                 if let Some(active) = &mut self.turn {
                     active.recorder.agent_thought(&text);
                 }
-                self.emit(EventKind::AgentThought {
-                    turn,
-                    text: self.redactor.redact_text(&text),
-                });
+                self.emit_streamed(true, turn, &text);
             }
             SessionUpdate::ToolCall(tool_call) => self.tool_call(tool_call),
             SessionUpdate::ToolCallUpdate(update) => {
@@ -1051,6 +1114,7 @@ impl Driver {
             };
             self.end_turn(active, outcome);
         }
+        self.flush_streamed();
         if let Some(stop) = self.stop_connection.take() {
             let _ = stop.send(());
         }
@@ -1076,4 +1140,10 @@ impl Driver {
         });
         cleanup
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

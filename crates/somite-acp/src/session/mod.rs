@@ -36,6 +36,7 @@ use crate::events::{
 use crate::launcher::LaunchCommand;
 use crate::limits::{EXIT_GRACE, MAX_FRAME_BYTES, PERMISSION_TIMEOUT, TERMINATE_GRACE};
 use crate::permission::{BoundaryError, PermissionAnswer, ToolBoundary};
+use crate::secrets::{Redactor, is_secret_name};
 use crate::workspace::AgentWorkspace;
 
 /// How Somite introduces itself in `initialize`.
@@ -274,6 +275,7 @@ pub struct AgentSession {
     generation: Generation,
     commands: mpsc::UnboundedSender<Command>,
     driver: JoinHandle<CleanupReport>,
+    redactor: Redactor,
 }
 
 /// The events of one session, in order; [`EventKind::Ended`](crate::EventKind::Ended) is last.
@@ -292,7 +294,8 @@ impl AgentSession {
         workspace: AgentWorkspace,
     ) -> Result<(Self, SessionEvents), SpawnError> {
         let boundary = tool_boundary(&config)?;
-        let known_secrets = check_capability(&config)?;
+        check_capability(&config)?;
+        let redactor = session_redactor(&config);
         let generation = config.generation;
         let (commands, command_receiver) = mpsc::unbounded_channel();
         let (event_sender, events) = mpsc::unbounded_channel();
@@ -300,7 +303,7 @@ impl AgentSession {
             config,
             workspace,
             boundary,
-            known_secrets,
+            redactor.clone(),
             command_receiver,
             event_sender,
         )?;
@@ -309,9 +312,18 @@ impl AgentSession {
                 generation,
                 commands,
                 driver,
+                redactor,
             },
             events,
         ))
+    }
+
+    /// The redactor the session masks its events and transcripts with, for
+    /// anything else that shows what the session carries (the runtime's feed
+    /// and session view), so every surface masks the same known secrets.
+    #[must_use]
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
     }
 
     /// The session's generation.
@@ -444,8 +456,8 @@ fn tool_boundary(config: &SessionConfig) -> Result<ToolBoundary, SpawnError> {
 }
 
 /// Checks that the capability travels only in the Somite server's
-/// environment; returns the secret values the session must redact.
-fn check_capability(config: &SessionConfig) -> Result<Vec<String>, SpawnError> {
+/// environment.
+fn check_capability(config: &SessionConfig) -> Result<(), SpawnError> {
     let mut capabilities = Vec::new();
     for spec in &config.mcp_servers {
         for (name, value) in &spec.env {
@@ -482,12 +494,60 @@ fn check_capability(config: &SessionConfig) -> Result<Vec<String>, SpawnError> {
             });
         }
     }
-    let secrets = config
-        .mcp_servers
-        .iter()
-        .flat_map(|spec| &spec.env)
-        .filter(|(name, _)| crate::secrets::is_secret_name(name))
-        .map(|(_, value)| value.clone())
-        .collect();
-    Ok(secrets)
+    Ok(())
+}
+
+/// The session's one redactor: it knows every value the session hands out
+/// under a secret-shaped name — the MCP capability and other secrets in the
+/// MCP servers' environments, and the credentials opted into the agent's.
+fn session_redactor(config: &SessionConfig) -> Redactor {
+    let mcp = config.mcp_servers.iter().flat_map(|spec| {
+        spec.env
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+    });
+    Redactor::with_known_secrets(
+        mcp.chain(config.environment.iter())
+            .filter(|(name, _)| is_secret_name(name))
+            .map(|(_, value)| value.to_owned()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::CREDENTIAL_NAMES_VARIABLE;
+    use crate::launcher::PathSearch;
+    use crate::secrets::{MIN_SECRET_FRAGMENT, REDACTED};
+
+    #[test]
+    fn the_session_redactor_knows_the_capability_and_the_opted_in_credentials() {
+        let capability = "0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210";
+        let credential = "ExampleHubCredential0123456789";
+        let environment = AgentEnvironment::from_runner_env([
+            (CREDENTIAL_NAMES_VARIABLE, "HUB_TOKEN"),
+            ("HUB_TOKEN", credential),
+        ])
+        .unwrap();
+        let program = std::env::current_exe().unwrap();
+        let command =
+            LaunchCommand::custom(&[program.display().to_string()], &PathSearch::new("")).unwrap();
+        let mut config = SessionConfig::new(Generation(1), command, environment);
+        config.mcp_servers.push(McpServerSpec {
+            role: McpServerRole::Somite,
+            name: "somite".into(),
+            command: program,
+            args: Vec::new(),
+            env: vec![(MCP_CAPABILITY_VARIABLE.to_owned(), capability.to_owned())],
+        });
+        let redactor = session_redactor(&config);
+        let (head, tail) = capability.split_at(30);
+        let middle = &capability[20..20 + MIN_SECRET_FRAGMENT];
+        let shown = redactor.redact_text(&format!(
+            "{} | {head} | {tail} | {middle} | {}",
+            capability.to_uppercase(),
+            credential.to_lowercase(),
+        ));
+        assert_eq!(shown, [REDACTED; 5].join(" | "));
+    }
 }
