@@ -68,6 +68,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        let shutdown = shutdown_signal()?;
         let server = somite_server::start(&config, project).await?;
         // Other Somite processes find this server through the project.
         server.state.project().announce_server(&server.url())?;
@@ -79,7 +80,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             started.elapsed().as_millis()
         );
         tokio::spawn(fetch_missing_manuals());
-        server.run_until(shutdown_signal()).await?;
+        server.run_until(shutdown).await?;
         eprintln!("Somite stopped.");
         anyhow::Ok(ExitCode::SUCCESS)
     })
@@ -104,12 +105,18 @@ async fn fetch_missing_manuals() {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .expect("installing a SIGTERM handler succeeds");
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = terminate.recv() => {}
-    }
+/// Installs the Ctrl-C and SIGTERM handlers and resolves when either
+/// arrives. Installing happens here, before the caller announces readiness,
+/// so a signal sent the moment the URL is printed stops the server cleanly
+/// instead of killing it with the default disposition.
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+    })
 }

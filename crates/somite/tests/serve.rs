@@ -91,7 +91,8 @@ fn serve_refuses_a_non_loopback_address_and_bad_environment() {
 
 /// A `somite serve` child on `dir`, stopped (SIGKILL) when dropped.
 struct Server {
-    child: std::process::Child,
+    /// Taken by [`Server::into_child`]; killed on drop otherwise.
+    child: Option<std::process::Child>,
     url: String,
 }
 
@@ -116,7 +117,15 @@ impl Server {
             .unwrap_or_else(|| panic!("serve did not start: {line:?}"))
             .trim_end_matches('/')
             .to_owned();
-        Server { child, url }
+        Server {
+            child: Some(child),
+            url,
+        }
+    }
+
+    /// The child, no longer killed on drop.
+    fn into_child(mut self) -> std::process::Child {
+        self.child.take().expect("the child is still ours")
     }
 
     fn get(&self, path: &str) -> serde_json::Value {
@@ -155,8 +164,10 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -309,4 +320,34 @@ fn read_only_commands_never_break_the_servers_writes() {
         "every acknowledged edit is on disk"
     );
     eprintln!("{edits} web edits beside 50 read-only commands, all acknowledged and kept");
+}
+
+#[test]
+fn a_signal_sent_the_moment_the_url_is_printed_stops_serve_cleanly() {
+    for signal in ["-INT", "-TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Server::start(dir.path());
+        let mut child = server.into_child();
+        let status = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let exit = loop {
+            if let Some(exit) = child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(Instant::now() < deadline, "serve did not stop on {signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(
+            exit.success(),
+            "{signal} right after readiness is a clean stop, not a kill: {exit:?}"
+        );
+        assert!(
+            !dir.path().join(".somite/server.json").exists(),
+            "a stopped server withdraws its announcement"
+        );
+    }
 }
