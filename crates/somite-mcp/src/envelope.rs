@@ -27,7 +27,7 @@ pub enum ErrorCode {
     /// The binary is installed but is not the release the contract is proven for.
     ToolchainVersionMismatch,
     /// A path escaped the workspace root, was absolute outside it, contained
-    /// `..`, or crossed a symbolic link.
+    /// `..`, crossed a symbolic link, or named a hard-linked or special file.
     PathRejected,
     /// The named page, file, task or run does not exist.
     NotFound,
@@ -39,6 +39,8 @@ pub enum ErrorCode {
     ProcessFailed,
     /// A request to the documentation index failed.
     SearchFailed,
+    /// A tool's output could not be written into the workspace.
+    WriteFailed,
 }
 
 /// The `{code, message, recovery}` envelope, plus optional details.

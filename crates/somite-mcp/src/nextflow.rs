@@ -11,6 +11,7 @@
 //! (`nextflow clean`, `drop`) and arbitrary commands are not exposed. See
 //! `docs/nextflow-mcp.md` for every tool's exact surface.
 
+use crate::confine::Confined;
 use crate::docs::NEXTFLOW_MANUAL;
 use crate::docs::tools::{
     DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
@@ -40,6 +41,11 @@ use tokio_util::sync::CancellationToken;
 /// home (plugins, assets). `NXF_VER` is deliberately absent: it would make
 /// the launcher fetch another release behind the version check's back.
 const NEXTFLOW_ENV_ALLOWLIST: &[&str] = &["JAVA_HOME", "JAVA_CMD", "NXF_HOME", "NXF_JAVA_HOME"];
+/// What Nextflow reads and writes in a project directory by its own choice
+/// (configuration, run metadata and history, task work directories): none
+/// may be a symbolic link or a hard-linked file, or a run would write
+/// through it outside the root.
+const NEXTFLOW_MEMBERS: &[&str] = &["nextflow.config", ".nextflow", ".nextflow.log", "work"];
 /// Fixed for every invocation: plain log lines, no ANSI progress.
 const NEXTFLOW_FIXED_ENV: &[(&str, &str)] = &[("NXF_ANSI_LOG", "false"), ("NO_COLOR", "1")];
 
@@ -233,7 +239,8 @@ impl NextflowServer {
         })
     }
 
-    fn project(&self, project: Option<&str>, script: Option<&str>) -> Result<Project, ToolError> {
+    /// The project directory, checked with the files Nextflow keeps in it.
+    fn project_dir(&self, project: Option<&str>) -> Result<Confined, ToolError> {
         let root = self.core.root();
         let dir = root.existing(project.unwrap_or("."))?;
         if !dir.is_dir() {
@@ -241,19 +248,26 @@ impl NextflowServer {
                 ErrorCode::InvalidArgument,
                 format!(
                     "project {:?} is not a directory",
-                    root.display_relative(&dir)
+                    root.display_relative(dir.path())
                 ),
                 "Pass the project directory, relative to the workspace root.",
             ));
         }
+        root.check_members(&dir, NEXTFLOW_MEMBERS)?;
+        Ok(dir)
+    }
+
+    fn project(&self, project: Option<&str>, script: Option<&str>) -> Result<Project, ToolError> {
+        let root = self.core.root();
+        let dir = self.project_dir(project)?;
         let script = match script {
             Some(script) => root.existing(script)?,
-            None => {
-                let default = dir.join("main.nf");
-                root.existing(&root.display_relative(&default))?
-            }
+            None => root.child(&dir, "main.nf")?,
         };
-        Ok(Project { dir, script })
+        Ok(Project {
+            dir: dir.path().to_path_buf(),
+            script: script.path().to_path_buf(),
+        })
     }
 
     fn selection_args(
@@ -268,7 +282,7 @@ impl NextflowServer {
         if let Some(params_file) = params_file {
             argv.extend(flag(
                 "-params-file",
-                self.core.root().existing(params_file)?,
+                self.core.root().existing(params_file)?.path(),
             ));
         }
         Ok(argv)
@@ -358,14 +372,16 @@ impl NextflowServer {
         args: &AnalyzeArgs,
         cancel: &CancellationToken,
     ) -> Result<CliResult, ToolError> {
-        let root = self.core.root();
-        let dir = root.existing(args.project.as_deref().unwrap_or("."))?;
+        let dir = self.project_dir(args.project.as_deref())?;
         let target = match &args.script {
-            Some(script) => root.existing(script)?,
-            None => dir.clone(),
+            Some(script) => self.core.root().existing(script)?.path().to_path_buf(),
+            None => dir.path().to_path_buf(),
         };
         let argv = vec!["lint".into(), "-o".into(), "json".into(), target.into()];
-        let report = self.core.run(&dir, argv, DEFAULT_TIMEOUT, cancel).await?;
+        let report = self
+            .core
+            .run(dir.path(), argv, DEFAULT_TIMEOUT, cancel)
+            .await?;
         Ok(CliResult::json(report))
     }
 
@@ -393,15 +409,13 @@ impl NextflowServer {
         args: HistoryArgs,
         cancel: &CancellationToken,
     ) -> Result<CliResult, ToolError> {
-        let dir = self
-            .core
-            .root()
-            .existing(args.project.as_deref().unwrap_or("."))?;
+        let dir = self.project_dir(args.project.as_deref())?;
+        let dir = dir.path();
         match args.action {
             HistoryAction::Runs => {
                 let report = self
                     .core
-                    .run(&dir, vec!["log".into()], DEFAULT_TIMEOUT, cancel)
+                    .run(dir, vec!["log".into()], DEFAULT_TIMEOUT, cancel)
                     .await?;
                 Ok(CliResult::text(report))
             }
@@ -422,7 +436,7 @@ impl NextflowServer {
                 let mut argv = vec![OsString::from("log"), checked_name("run name", run_name)?];
                 argv.extend(flag("-f", names.join(",")));
                 argv.extend(flag("-s", "\t"));
-                let report = self.core.run(&dir, argv, DEFAULT_TIMEOUT, cancel).await?;
+                let report = self.core.run(dir, argv, DEFAULT_TIMEOUT, cancel).await?;
                 let mut result = CliResult::text(report);
                 if result.process.ok && !result.process.stdout_truncated {
                     result.parsed = Some(tab_rows(&result.process.stdout, &names));

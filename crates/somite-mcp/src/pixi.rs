@@ -24,7 +24,7 @@ use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerCon
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -40,6 +40,12 @@ const PIXI_FIXED_ENV: &[(&str, &str)] = &[
     ("PIXI_NO_PROGRESS", "true"),
     ("NO_COLOR", "1"),
 ];
+
+/// What Pixi reads and writes in a workspace directory by its own choice:
+/// none may be a symbolic link or a hard-linked file, or a write through it
+/// (`pixi add` rewriting the manifest, `pixi install` filling `.pixi/envs`)
+/// would land outside the root.
+const PIXI_MEMBERS: &[&str] = &[".pixi", "pixi.toml", "pyproject.toml", "pixi.lock"];
 
 /// The arguments before every subcommand.
 const GLOBAL_ARGS: [&str; 3] = ["--color", "never", "--no-progress"];
@@ -300,16 +306,19 @@ impl PixiServer {
     }
 
     fn workspace(&self, requested: Option<&str>) -> Result<Workspace, ToolError> {
-        let path = self.core.root().existing(requested.unwrap_or("."))?;
-        let cwd = if path.is_dir() {
-            path.clone()
+        let root = self.core.root();
+        let manifest = root.existing(requested.unwrap_or("."))?;
+        let manifest_path = manifest.path().to_path_buf();
+        let dir = if manifest.is_dir() {
+            manifest
         } else {
-            path.parent()
-                .map_or_else(|| self.core.root().path().to_path_buf(), PathBuf::from)
+            let parent = manifest_path.parent().unwrap_or(root.path());
+            root.existing(&root.display_relative(parent))?
         };
+        root.check_members(&dir, PIXI_MEMBERS)?;
         Ok(Workspace {
-            manifest_path: path,
-            cwd,
+            manifest_path,
+            cwd: dir.path().to_path_buf(),
         })
     }
 
@@ -481,6 +490,11 @@ impl PixiServer {
         cancel: &CancellationToken,
     ) -> Result<CliResult, ToolError> {
         let workspace = self.workspace(args.workspace.as_deref())?;
+        // Pixi resolves the output directory itself, by name, after the
+        // server checked it: a directory swapped for a link in between would
+        // redirect its writes. So Pixi writes into a private directory and
+        // the server publishes the files through the handle it checked.
+        let mut export = None;
         let mut argv = vec![
             OsString::from("workspace"),
             OsString::from("--manifest-path"),
@@ -518,7 +532,14 @@ impl PixiServer {
                         "Pass an output directory relative to the workspace root.",
                     )
                 })?;
-                let output_dir = self.core.root().creatable(output_dir)?;
+                let output_dir = self.core.root().create_dir_all(output_dir)?;
+                let staging = tempfile::tempdir().map_err(|error| {
+                    ToolError::new(
+                        ErrorCode::WriteFailed,
+                        format!("cannot create a private directory for the export: {error}"),
+                        "Check TMPDIR.",
+                    )
+                })?;
                 argv.extend(self::args(["export", "conda-explicit-spec", "--frozen"]));
                 if let Some(environment) = &args.environment {
                     argv.extend([
@@ -532,18 +553,30 @@ impl PixiServer {
                         checked_name("platform", platform)?,
                     ]);
                 }
-                argv.push(output_dir.into());
+                argv.push(staging.path().into());
+                export = Some((output_dir, staging));
                 false
             }
         };
         let report = self
             .pixi(&workspace, argv, crate::limits::DEFAULT_TIMEOUT, cancel)
             .await?;
-        Ok(if json {
+        let mut result = if json {
             CliResult::json(report)
         } else {
             CliResult::text(report)
-        })
+        };
+        if let Some((output_dir, staging)) = export
+            && result.process.ok
+        {
+            let root = self.core.root();
+            let files = root.publish(staging.path(), &output_dir)?;
+            result.parsed = Some(json!({
+                "output_dir": root.display_relative(output_dir.path()),
+                "files": files,
+            }));
+        }
+        Ok(result)
     }
 
     async fn environment(

@@ -20,18 +20,30 @@
 //! other. (A `FICLONE` ioctl would need unsafe code, which the workspace
 //! forbids.)
 //!
+//! The agent can change the shared root while Somite writes into it, so
+//! every write there is relative to a directory handle, never a path that is
+//! looked up again: the root is opened once, `packages/` and the staging
+//! directory are made with `mkdirat` and opened with `O_NOFOLLOW |
+//! O_DIRECTORY` (a symbolic link there is refused, not followed), files are
+//! created with `O_CREAT | O_EXCL | O_NOFOLLOW` relative to their folder's
+//! handle, and publication is a `renameat` between two names in the
+//! `packages/` handle. A folder swapped for a link in the middle of an
+//! attachment therefore cannot send a byte outside the root.
+//!
 //! Each attachment gets a new output path, `packages/<digest>-<n>/`, that
 //! stays put until the session closes: a later compile never renames or
 //! removes a package an in-flight tool call may still read. A root serves one
 //! session generation; requests carrying another generation are refused, and
 //! the session's package count and bytes are capped.
 
-use crate::compiled::{PackageFault, inspect_package_dir, sync_dir, verify_file_bytes};
+use crate::compiled::{PackageFault, inspect_package_dir, verify_file_bytes};
 use crate::layout::Layout;
+use rustix::fs::{Mode, OFlags};
 use somite_workflow::compile::{CompiledPackage, PackageManifest, RunClosure};
 use somite_workflow::{ErrorCode, Revision, SomiteError};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -83,6 +95,8 @@ pub enum AttachError {
     TooManyBytes { requested: u64, limit: u64 },
     #[error("{} must be an empty directory to become a shared root", .path.display())]
     RootNotEmpty { path: PathBuf },
+    #[error("{} in the shared root is a symbolic link or not a directory; nothing is written through it", .path.display())]
+    NotADirectory { path: PathBuf },
     #[error(transparent)]
     Package(#[from] PackageFault),
     #[error("the package's run closure is not valid: {0}")]
@@ -110,6 +124,10 @@ impl From<AttachError> for SomiteError {
                 ErrorCode::Io,
                 "check the disk and permissions, then compile again",
             ),
+            AttachError::NotADirectory { .. } => (
+                ErrorCode::InvalidDocument,
+                "remove the link or file in the shared root, or start a new agent session; nothing was published",
+            ),
             AttachError::RootNotEmpty { .. }
             | AttachError::Package(_)
             | AttachError::InvalidRunClosure(_) => (
@@ -125,6 +143,8 @@ impl From<AttachError> for SomiteError {
 #[derive(Debug)]
 pub struct AttachmentRoot {
     root: PathBuf,
+    /// The root, held open: every write beneath it is relative to this.
+    dir: OwnedFd,
     /// The canonical `.somite/compiled` folder packages are copied from.
     compiled: PathBuf,
     generation: u64,
@@ -156,8 +176,12 @@ impl AttachmentRoot {
         }
         let compiled = layout.compiled();
         fs::create_dir_all(&compiled).map_err(io(&compiled))?;
+        let canonical = root.canonicalize().map_err(io(root))?;
+        let dir = rustix::fs::open(&canonical, DIR_FLAGS, Mode::empty())
+            .map_err(|errno| io(root)(errno.into()))?;
         Ok(AttachmentRoot {
-            root: root.canonicalize().map_err(io(root))?,
+            root: canonical,
+            dir,
             compiled: compiled.canonicalize().map_err(io(&compiled))?,
             generation,
             limits,
@@ -211,19 +235,24 @@ impl AttachmentRoot {
             self.sequence += 1;
             format!("{}-{}", package.directory_name(), self.sequence)
         };
-        let packages = self.root.join(PACKAGES_DIR);
-        let staging = packages.join(format!(".{name}.partial"));
-        let published = packages.join(&name);
-        let copied = copy_verified(&source, &staging, package).and_then(|()| {
-            fs::rename(&staging, &published)
-                .and_then(|()| sync_dir(&packages))
-                .map_err(|source| AttachError::Io {
+        let packages_path = self.root.join(PACKAGES_DIR);
+        let packages = open_dir(&self.dir, PACKAGES_DIR, Create::IfMissing, &packages_path)?;
+        let staging_name = format!(".{name}.partial");
+        let staging_path = packages_path.join(&staging_name);
+        let published = packages_path.join(&name);
+        let staging = open_dir(&packages, &staging_name, Create::Fresh, &staging_path)?;
+        let copied = copy_verified(&source, &staging, &staging_path, package).and_then(|()| {
+            rustix::fs::renameat(&packages, &staging_name, &packages, &name)
+                .and_then(|()| rustix::fs::fsync(&packages))
+                .map_err(|errno| AttachError::Io {
                     path: published.clone(),
-                    source,
+                    source: errno.into(),
                 })
         });
         if let Err(error) = copied {
-            let _ = fs::remove_dir_all(&staging);
+            // Through the handle: the staging directory Somite made, even if
+            // `packages/` has been swapped for a link since.
+            let _ = fs::remove_dir_all(held(&packages).join(&staging_name));
             return Err(error);
         }
         let attachment = Attachment {
@@ -244,7 +273,9 @@ impl AttachmentRoot {
         self.check_generation(generation)?;
         self.closed = true;
         let packages = self.root.join(PACKAGES_DIR);
-        match fs::remove_dir_all(&packages) {
+        // `remove_dir_all` removes a link without following it, and the
+        // root is reached through its handle.
+        match fs::remove_dir_all(held(&self.dir).join(PACKAGES_DIR)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(source) => {
@@ -294,25 +325,86 @@ impl AttachmentRoot {
     }
 }
 
-/// Copies the inspected source files into `staging`, then verifies the copy:
-/// the same structure, modes and sizes, every byte's digest, and a run
-/// closure that parses strictly and equals the trusted one.
+/// Directories in the shared root: opened as directories, never through a
+/// link, and readable so that they can be synced.
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
+/// Whether [`open_dir`] makes the directory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Create {
+    /// It must not exist yet: a staging directory is Somite's alone.
+    Fresh,
+    /// It is made when absent and reused when present.
+    IfMissing,
+}
+
+/// `name` in the directory `parent` as a directory handle; a symbolic link
+/// or anything but a directory there is refused. `shown` names it in errors.
+fn open_dir(
+    parent: &OwnedFd,
+    name: &str,
+    create: Create,
+    shown: &Path,
+) -> Result<OwnedFd, AttachError> {
+    let io = |errno: rustix::io::Errno| AttachError::Io {
+        path: shown.to_owned(),
+        source: errno.into(),
+    };
+    match rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o755)) {
+        Ok(()) => {}
+        Err(rustix::io::Errno::EXIST) if create == Create::IfMissing => {}
+        Err(errno) => return Err(io(errno)),
+    }
+    rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty()).map_err(|errno| match errno {
+        // `O_NOFOLLOW` on a link, `O_DIRECTORY` on anything else.
+        rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => AttachError::NotADirectory {
+            path: shown.to_owned(),
+        },
+        errno => io(errno),
+    })
+}
+
+/// A path the kernel resolves to the directory `handle` holds rather than by
+/// name, for the standard library's path-taking functions (Somite runs on
+/// Linux, where `/proc/self/fd` is such a path).
+fn held(handle: &OwnedFd) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+}
+
+/// Copies the inspected source files into the `staging` handle (shown as
+/// `staging_path`), then verifies the copy through that handle: the same
+/// structure, modes and sizes, every byte's digest, and a run closure that
+/// parses strictly and equals the trusted one.
 fn copy_verified(
     source: &Path,
-    staging: &Path,
+    staging: &OwnedFd,
+    staging_path: &Path,
     package: &CompiledPackage,
 ) -> Result<(), AttachError> {
     let manifest: &PackageManifest = package.manifest();
     let inspected = inspect_package_dir(source, manifest)?;
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| AttachError::Io { path, source }
-    };
-    fs::create_dir_all(staging).map_err(io(staging))?;
     for file in &inspected {
-        let target = staging.join(&file.entry.path);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(io(parent))?;
+        let target = staging_path.join(&file.entry.path);
+        let create_failed = |errno: rustix::io::Errno| AttachError::Io {
+            path: target.clone(),
+            source: errno.into(),
+        };
+        let mut components: Vec<&str> = file.entry.path.split('/').collect();
+        let file_name = components.pop().unwrap_or_default();
+        let mut parent: Option<OwnedFd> = None;
+        let mut parent_path = staging_path.to_owned();
+        for component in components {
+            parent_path.push(component);
+            let dir = open_dir(
+                parent.as_ref().unwrap_or(staging),
+                component,
+                Create::IfMissing,
+                &parent_path,
+            )?;
+            parent = Some(dir);
         }
         let mut from = File::open(&file.path).map_err(|source| PackageFault::Io {
             path: file.path.clone(),
@@ -329,21 +421,33 @@ fn copy_verified(
             }
             .into());
         }
-        let mut to = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&target)
-            .map_err(io(&target))?;
-        io::copy(&mut from, &mut to).map_err(io(&target))?;
+        let mut to = File::from(
+            rustix::fs::openat(
+                parent.as_ref().unwrap_or(staging),
+                file_name,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o600),
+            )
+            .map_err(create_failed)?,
+        );
+        let write = |source| AttachError::Io {
+            path: target.clone(),
+            source,
+        };
+        io::copy(&mut from, &mut to).map_err(write)?;
         to.set_permissions(fs::Permissions::from_mode(file.entry.mode))
             .and_then(|()| to.sync_all())
-            .map_err(io(&target))?;
+            .map_err(write)?;
     }
-    for file in inspect_package_dir(staging, manifest)? {
+    let copy = held(staging);
+    for file in inspect_package_dir(&copy, manifest)? {
         verify_file_bytes(&file.path, file.entry)?;
     }
-    let closure_bytes = fs::read(staging.join("run-closure.json"))
-        .map_err(io(&staging.join("run-closure.json")))?;
+    let closure_bytes =
+        fs::read(copy.join("run-closure.json")).map_err(|source| AttachError::Io {
+            path: staging_path.join("run-closure.json"),
+            source,
+        })?;
     let closure = RunClosure::from_json(&closure_bytes).map_err(AttachError::InvalidRunClosure)?;
     if &closure != package.run_closure() {
         return Err(AttachError::InvalidRunClosure(SomiteError::new(

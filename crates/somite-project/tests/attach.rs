@@ -275,3 +275,83 @@ fn a_shared_root_must_begin_empty() {
     assert!(matches!(err, AttachError::RootNotEmpty { .. }));
     assert!(Path::new(&shared.path().join("leftover")).exists());
 }
+
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if fs::symlink_metadata(&path).unwrap().is_dir() {
+            files.push(path.clone());
+            files.extend(files_below(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn a_link_planted_at_packages_is_refused_not_written_through() {
+    let mut s = session(SessionLimits::default());
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), s.root.root().join("packages")).unwrap();
+    let error = s.attach().unwrap_err();
+    assert!(
+        matches!(error, AttachError::NotADirectory { .. }),
+        "{error:?}"
+    );
+    let envelope: somite_workflow::SomiteError = error.into();
+    assert_eq!(envelope.code, somite_workflow::ErrorCode::InvalidDocument);
+    assert!(files_below(outside.path()).is_empty());
+    assert!(s.root.attachments().is_empty());
+}
+
+#[test]
+fn swapping_packages_for_a_link_during_attachments_never_writes_outside_the_root() {
+    let mut s = session(SessionLimits {
+        max_packages: 1000,
+        max_bytes: u64::MAX,
+    });
+    let outside = tempfile::tempdir().unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let done = std::sync::Arc::clone(&done);
+        let packages = s.root.root().join("packages");
+        let target = outside.path().to_path_buf();
+        std::thread::spawn(move || {
+            // Losing a race to the attachment (a folder not empty, an entry
+            // already gone) is part of the test, so failures are ignored.
+            let mut swaps = 0_u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) && swaps < 10_000_000 {
+                let _ = fs::remove_dir_all(&packages);
+                let _ = fs::remove_file(&packages);
+                let _ = std::os::unix::fs::symlink(&target, &packages);
+                std::thread::yield_now();
+                let _ = fs::remove_file(&packages);
+                let _ = fs::create_dir(&packages);
+                std::thread::yield_now();
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let mut escapes = Vec::new();
+    let mut attached = 0;
+    for call in 0..200 {
+        attached += usize::from(s.attach().is_ok());
+        // Cleared after each call, so every attachment that wrote outside counts.
+        for escaped in files_below(outside.path()) {
+            escapes.push(format!("call {call}: {}", escaped.display()));
+        }
+        for entry in fs::read_dir(outside.path()).unwrap() {
+            let _ = fs::remove_dir_all(entry.unwrap().path());
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert!(swapper.join().unwrap() > 0);
+    assert!(
+        escapes.is_empty(),
+        "{} entries written outside the root ({attached} of 200 attachments succeeded): {escapes:#?}",
+        escapes.len()
+    );
+}

@@ -742,3 +742,163 @@ async fn real_nextflow_is_exercised_when_installed() {
         .await;
     assert_eq!(preview["ok"], true, "{preview}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hard_links_and_links_the_tools_would_use_are_rejected() {
+    let outside = tempfile::tempdir().expect("outside");
+    let secret = outside.path().join("secret.nf");
+    std::fs::write(&secret, "workflow {}\n").expect("outside file");
+
+    let nextflow = Launch::new("nextflow").start().await;
+    let root = nextflow.root.path();
+    std::fs::create_dir_all(root.join("project")).expect("project");
+    std::fs::create_dir_all(root.join("linked")).expect("project");
+    std::fs::write(root.join("project/main.nf"), "workflow {}\n").expect("script");
+    std::fs::hard_link(&secret, root.join("project/other.nf")).expect("hard link");
+    std::fs::hard_link(&secret, root.join("linked/main.nf")).expect("hard link");
+    std::fs::create_dir_all(root.join("scratch")).expect("project");
+    std::fs::write(root.join("scratch/main.nf"), "workflow {}\n").expect("script");
+    std::os::unix::fs::symlink(outside.path(), root.join("scratch/work")).expect("symlink");
+    for (project, script) in [
+        ("project", Some("project/other.nf")),
+        ("linked", None),
+        ("scratch", None),
+    ] {
+        let mut arguments = json!({ "mode": "preview", "project": project });
+        if let Some(script) = script {
+            arguments["script"] = json!(script);
+        }
+        let envelope = nextflow.error("nextflow_run", arguments).await;
+        assert_eq!(
+            envelope["code"], "path_rejected",
+            "{project} {script:?}: {envelope}"
+        );
+    }
+
+    let pixi = Launch::new("pixi").start().await;
+    let manifest = outside.path().join("pixi.toml");
+    std::fs::write(&manifest, "[workspace]\n").expect("outside manifest");
+    std::fs::hard_link(&manifest, pixi.root.path().join("pixi.toml")).expect("hard link");
+    for workspace in [".", "pixi.toml"] {
+        let envelope = pixi
+            .error(
+                "pixi_dependency",
+                json!({ "action": "add", "specs": ["samtools"], "workspace": workspace }),
+            )
+            .await;
+        assert_eq!(envelope["code"], "path_rejected", "{workspace}: {envelope}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&manifest).expect("manifest"),
+        "[workspace]\n"
+    );
+}
+
+/// A stand-in `pixi` whose `workspace export conda-explicit-spec` writes one
+/// spec file into the output directory it is given (its last argument), the
+/// way Pixi does.
+fn exporting_pixi() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = r#"#!/bin/sh
+if [ "$1" = "--version" ]; then echo "pixi 0.77.1"; exit 0; fi
+for out; do :; done
+mkdir -p "$out" && printf '@EXPLICIT\n' > "$out/default_linux-64_conda_spec.txt"
+"#;
+    let path = dir.path().join("pixi");
+    std::fs::write(&path, script).expect("write stand-in");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+}
+
+fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            files.extend(files_below(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_export_lands_in_its_output_directory_and_never_through_a_swapped_link() {
+    let fake = exporting_pixi();
+    let session = Launch::new("pixi")
+        .path(format!("{}:{SYSTEM_PATH}", fake.path().display()))
+        .start()
+        .await;
+    let root = session.root.path().to_path_buf();
+    let export = json!({ "action": "export_conda_explicit_spec", "output_dir": "out/envs" });
+
+    let exported = session.ok("pixi_workspace", export.clone()).await;
+    assert_eq!(exported["ok"], true, "{exported}");
+    assert_eq!(
+        exported["parsed"],
+        json!({ "output_dir": "out/envs", "files": ["out/envs/default_linux-64_conda_spec.txt"] })
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("out/envs/default_linux-64_conda_spec.txt"))
+            .expect("published"),
+        "@EXPLICIT\n"
+    );
+
+    // Another thread keeps swapping `out` between a directory and a link to
+    // a folder outside the root while the export runs again and again.
+    let outside = tempfile::tempdir().expect("outside");
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let done = std::sync::Arc::clone(&done);
+        let out = root.join("out");
+        let target = outside.path().to_path_buf();
+        std::thread::spawn(move || {
+            // Losing a race to the tool (a directory not empty, an entry
+            // already gone) is part of the test, so failures are ignored.
+            let mut swaps = 0_u64;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) && swaps < 10_000_000 {
+                let _ = std::fs::remove_dir_all(&out);
+                let _ = std::fs::remove_file(&out);
+                let _ = std::os::unix::fs::symlink(&target, &out);
+                std::thread::yield_now();
+                let _ = std::fs::remove_file(&out);
+                let _ = std::fs::create_dir_all(out.join("envs"));
+                std::thread::yield_now();
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+    let mut outcomes = BTreeSet::new();
+    let mut escapes = Vec::new();
+    for call in 0..200 {
+        let result = session.call("pixi_workspace", export.clone()).await;
+        let content = result.structured_content.expect("structured content");
+        outcomes.insert(if result.is_error == Some(true) {
+            content["code"].as_str().unwrap_or_default().to_owned()
+        } else {
+            "ok".to_owned()
+        });
+        // Cleared after each call, so every call that wrote outside counts.
+        for escaped in files_below(outside.path()) {
+            escapes.push(format!("call {call}: {}", escaped.display()));
+            std::fs::remove_file(escaped).expect("clear the outside folder");
+        }
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().expect("swapper");
+    assert!(swaps > 0);
+    assert!(
+        escapes.is_empty(),
+        "{} of 200 exports wrote outside the root ({outcomes:?}): {escapes:#?}",
+        escapes.len()
+    );
+    assert!(
+        outcomes.iter().all(
+            |outcome| ["ok", "path_rejected", "write_failed", "not_found"]
+                .contains(&outcome.as_str())
+        ),
+        "{outcomes:?}"
+    );
+}
