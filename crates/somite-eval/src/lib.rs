@@ -19,5 +19,5 @@ pub mod score;
 
 pub use driver::{AgentChoice, EvalConfig, EvalError, EvalOutcome, rescore, run};
 pub use evidence::Evidence;
-pub use scenario::Scenario;
+pub use scenario::{Scenario, UnknownScenario};
 pub use score::{Check, SCORE_FORMAT, Score, Status, score};

@@ -24,19 +24,27 @@ enum EvalCommand {
     },
 }
 
+/// The agent the specification's form (`MODEL EFFORT PORT SCENARIO`) scores
+/// when neither `--agent` nor `SOMITE_EVAL_AGENT` names another.
+const DEFAULT_AGENT: &str = "codex-acp";
+
 #[derive(Args)]
 struct RunArgs {
-    /// A launcher id (`somite` lists them in the Agent panel) or a custom
-    /// command as a JSON argv array, e.g. '["opencode","acp"]'.
-    agent: String,
-    /// The model to select through the agent's `model` option; `-` keeps its default.
-    model: String,
-    /// The reasoning effort through the agent's `thought_level` option; `-` keeps its default.
-    effort: String,
-    /// The port `somite serve` binds; 0 picks a free one.
-    port: u16,
-    /// baseline, natural, stale, metagenomics, cancel or invalid.
-    scenario: Scenario,
+    /// `[AGENT] MODEL EFFORT PORT SCENARIO`. AGENT, when given first, is a
+    /// launcher id (`somite` lists them in the Agent panel) or a custom command
+    /// as a JSON argv array, e.g. '["opencode","acp"]'. MODEL and EFFORT are
+    /// set through the agent's `model` and `thought_level` options (`-` keeps
+    /// its default); PORT is where `somite serve` binds (0 picks a free one);
+    /// SCENARIO is baseline, natural, stale, metagenomics, cancel or invalid.
+    #[arg(
+        num_args = 4..=5,
+        required = true,
+        value_names = ["AGENT", "MODEL", "EFFORT", "PORT", "SCENARIO"]
+    )]
+    words: Vec<String>,
+    /// The agent when the positional form leaves it out (default: Codex ACP).
+    #[arg(long, env = "SOMITE_EVAL_AGENT")]
+    agent: Option<String>,
     /// Where `.somite/mcp-agent-evals/` is written (default: the current folder).
     #[arg(long, default_value = ".")]
     output_root: PathBuf,
@@ -46,6 +54,50 @@ struct RunArgs {
     /// Print the score as JSON.
     #[arg(long)]
     json: bool,
+}
+
+/// What the positional words say, in either form.
+struct Positional {
+    agent: String,
+    model: String,
+    effort: String,
+    port: u16,
+    scenario: Scenario,
+}
+
+impl RunArgs {
+    fn positional(&self) -> Result<Positional, EvalError> {
+        let (agent, rest) = match self.words.as_slice() {
+            [agent, rest @ ..] if rest.len() == 4 => {
+                if self.agent.is_some() {
+                    return Err(EvalError::Usage(format!(
+                        "the agent is named twice: `{agent}` and --agent/SOMITE_EVAL_AGENT; name it once"
+                    )));
+                }
+                (agent.clone(), rest)
+            }
+            rest => (
+                self.agent
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_AGENT.to_owned()),
+                rest,
+            ),
+        };
+        let [model, effort, port, scenario] = rest else {
+            unreachable!("clap takes four or five words")
+        };
+        Ok(Positional {
+            agent,
+            model: model.clone(),
+            effort: effort.clone(),
+            port: port
+                .parse()
+                .map_err(|_| EvalError::Usage(format!("`{port}` is not a port (0..=65535)")))?,
+            scenario: scenario
+                .parse()
+                .map_err(|e: somite_eval::UnknownScenario| EvalError::Usage(e.to_string()))?,
+        })
+    }
 }
 
 pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
@@ -60,16 +112,20 @@ pub fn run(args: EvalArgs) -> anyhow::Result<ExitCode> {
 
 fn run_scenario(args: RunArgs) -> anyhow::Result<ExitCode> {
     let optional = |value: String| (value != "-").then_some(value);
-    let agent = match AgentChoice::parse(&args.agent) {
+    let words = match args.positional() {
+        Ok(words) => words,
+        Err(error) => return fail(&error),
+    };
+    let agent = match AgentChoice::parse(&words.agent) {
         Ok(agent) => agent,
         Err(error) => return fail(&error),
     };
     let config = EvalConfig {
         agent,
-        model: optional(args.model),
-        effort: optional(args.effort),
-        port: args.port,
-        scenario: args.scenario,
+        model: optional(words.model),
+        effort: optional(words.effort),
+        port: words.port,
+        scenario: words.scenario,
         somite: std::env::current_exe()?,
         output_root: args.output_root,
         turn_timeout: Duration::from_secs(args.timeout_s),
@@ -123,4 +179,54 @@ fn fail(error: &EvalError) -> anyhow::Result<ExitCode> {
         EvalError::Usage(_) => 2,
         _ => 3,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Harness {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn positional(words: &[&str]) -> Result<Positional, EvalError> {
+        let harness = Harness::try_parse_from(std::iter::once("eval").chain(words.iter().copied()))
+            .expect("clap accepts four or five words");
+        harness.run.positional()
+    }
+
+    #[test]
+    fn the_specifications_form_scores_codex_acp_unless_told_otherwise() {
+        let words = positional(&["gpt-5.6-luna", "low", "7391", "baseline"]).unwrap();
+        assert_eq!(words.agent, DEFAULT_AGENT);
+        assert_eq!(
+            (words.model.as_str(), words.effort.as_str()),
+            ("gpt-5.6-luna", "low")
+        );
+        assert_eq!((words.port, words.scenario), (7391, Scenario::Baseline));
+
+        let words = positional(&["--agent", "opencode", "m", "-", "0", "stale"]).unwrap();
+        assert_eq!(words.agent, "opencode");
+
+        let words = positional(&["claude-code-acp", "m", "-", "0", "natural"]).unwrap();
+        assert_eq!(words.agent, "claude-code-acp", "today's form still works");
+    }
+
+    #[test]
+    fn ambiguous_or_malformed_words_are_usage_errors() {
+        for words in [
+            &["--agent", "opencode", "codex-acp", "m", "-", "0", "stale"][..],
+            &["m", "-", "99999", "stale"],
+            &["m", "-", "0", "source"],
+        ] {
+            assert!(
+                matches!(positional(words), Err(EvalError::Usage(_))),
+                "{words:?}"
+            );
+        }
+        assert!(Harness::try_parse_from(["eval", "m", "-", "0"]).is_err());
+    }
 }

@@ -64,11 +64,41 @@ impl Eval {
     }
 }
 
+/// How the agent is named on the command line.
+#[derive(Clone, Copy)]
+enum AgentForm {
+    /// `AGENT MODEL EFFORT PORT SCENARIO`.
+    Positional,
+    /// The specification's `MODEL EFFORT PORT SCENARIO`, the agent from
+    /// `SOMITE_EVAL_AGENT`.
+    Environment,
+}
+
 fn eval_with(agent: &[String], model: &str, effort: &str, scenario: &str, pixi: bool) -> Eval {
+    eval_as(AgentForm::Positional, agent, model, effort, scenario, pixi)
+}
+
+fn eval_as(
+    form: AgentForm,
+    agent: &[String],
+    model: &str,
+    effort: &str,
+    scenario: &str,
+    pixi: bool,
+) -> Eval {
     let root = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
+    let agent = serde_json::to_string(agent).unwrap();
+    command.args(["eval", "run"]);
+    match form {
+        AgentForm::Positional => {
+            command.arg(&agent).env_remove("SOMITE_EVAL_AGENT");
+        }
+        AgentForm::Environment => {
+            command.env("SOMITE_EVAL_AGENT", &agent);
+        }
+    }
     command
-        .args(["eval", "run", &serde_json::to_string(agent).unwrap()])
         .args([model, effort, "0", scenario, "--json", "--timeout-s", "90"])
         .arg("--output-root")
         .arg(root.path())
@@ -199,7 +229,22 @@ fn baseline_scores_a_good_plan_fully_and_a_careless_one_on_every_check() {
 
 #[test]
 fn natural_scores_the_outcome_not_the_wording() {
-    let good = eval("natural", "natural");
+    // In the specification's form: MODEL EFFORT PORT SCENARIO, the agent
+    // chosen by SOMITE_EVAL_AGENT.
+    let agent = [
+        sibling("somite-test-agent").display().to_string(),
+        "--plan".to_owned(),
+        plan("natural"),
+        "--effort-option".to_owned(),
+    ];
+    let good = eval_as(
+        AgentForm::Environment,
+        &agent,
+        "deep",
+        "high",
+        "natural",
+        true,
+    );
     expect(&good, BASELINE_ALL_PASS);
     let prompt = std::fs::read_to_string(good.dir().join("prompt.txt")).unwrap();
     assert!(!prompt.contains("somite."), "a blind prompt names no tools");
