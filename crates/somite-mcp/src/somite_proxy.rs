@@ -250,6 +250,10 @@ pub struct CompileResult {
     /// Where the verified copy is, relative to the shared Pixi/Nextflow
     /// workspace root of this agent session (give it to their tools).
     pub output_path: Option<String>,
+    /// How the package reached that root: `reflink` (copy-on-write) or
+    /// `copy` (the filesystem cannot clone); absent without `output_path`.
+    #[serde(default)]
+    pub copy_method: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]

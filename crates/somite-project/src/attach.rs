@@ -13,12 +13,13 @@
 //! closure must pass its complete schema. Any failure removes the private
 //! staging directory before anything becomes visible under its output path.
 //!
-//! Copies use `std::io::copy` between files, which Linux serves with
-//! `copy_file_range(2)`: filesystems that support it (Btrfs, XFS) share the
-//! blocks copy-on-write, others copy in the kernel. Either way the copy is
+//! Each file is first cloned with the `FICLONE` ioctl, which filesystems
+//! with copy-on-write (Btrfs, XFS, bcachefs) answer by sharing the blocks;
+//! where it is refused (ext4, tmpfs, across filesystems) the bytes are copied
+//! with `std::io::copy`, which Linux serves with `copy_file_range(2)`. The
+//! attachment says which happened ([`CopyMethod`]). Either way the copy is
 //! independent of the canonical artifact: writing to one never changes the
-//! other. (A `FICLONE` ioctl would need unsafe code, which the workspace
-//! forbids.)
+//! other.
 //!
 //! The agent can change the shared root while Somite writes into it, so
 //! every write there is relative to a directory handle, never a path that is
@@ -70,6 +71,16 @@ impl Default for SessionLimits {
     }
 }
 
+/// How a package's bytes reached the shared root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CopyMethod {
+    /// Every file is a copy-on-write clone: no block was duplicated.
+    Reflink,
+    /// The filesystem could not clone every file, so bytes were copied.
+    Copy,
+}
+
 /// One verified copy in the shared root.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Attachment {
@@ -80,6 +91,7 @@ pub struct Attachment {
     pub output_path: String,
     pub bytes: u64,
     pub files: usize,
+    pub copy_method: CopyMethod,
 }
 
 /// Why an attachment was refused or a session could not close.
@@ -241,26 +253,31 @@ impl AttachmentRoot {
         let staging_path = packages_path.join(&staging_name);
         let published = packages_path.join(&name);
         let staging = open_dir(&packages, &staging_name, Create::Fresh, &staging_path)?;
-        let copied = copy_verified(&source, &staging, &staging_path, package).and_then(|()| {
+        let copied = copy_verified(&source, &staging, &staging_path, package).and_then(|copy| {
             rustix::fs::renameat(&packages, &staging_name, &packages, &name)
                 .and_then(|()| rustix::fs::fsync(&packages))
+                .map(|()| copy)
                 .map_err(|errno| AttachError::Io {
                     path: published.clone(),
                     source: errno.into(),
                 })
         });
-        if let Err(error) = copied {
-            // Through the handle: the staging directory Somite made, even if
-            // `packages/` has been swapped for a link since.
-            let _ = fs::remove_dir_all(held(&packages).join(&staging_name));
-            return Err(error);
-        }
+        let copy = match copied {
+            Ok(copy) => copy,
+            Err(error) => {
+                // Through the handle: the staging directory Somite made, even
+                // if `packages/` has been swapped for a link since.
+                let _ = fs::remove_dir_all(held(&packages).join(&staging_name));
+                return Err(error);
+            }
+        };
         let attachment = Attachment {
             generation,
             digest: package.digest().clone(),
             output_path: format!("{PACKAGES_DIR}/{name}"),
             bytes: size,
             files: package.manifest().files.len(),
+            copy_method: copy,
         };
         self.bytes += size;
         self.attachments.push(attachment.clone());
@@ -377,15 +394,17 @@ fn held(handle: &OwnedFd) -> PathBuf {
 /// Copies the inspected source files into the `staging` handle (shown as
 /// `staging_path`), then verifies the copy through that handle: the same
 /// structure, modes and sizes, every byte's digest, and a run closure that
-/// parses strictly and equals the trusted one.
+/// parses strictly and equals the trusted one. Says whether every file
+/// could be cloned copy-on-write.
 fn copy_verified(
     source: &Path,
     staging: &OwnedFd,
     staging_path: &Path,
     package: &CompiledPackage,
-) -> Result<(), AttachError> {
+) -> Result<CopyMethod, AttachError> {
     let manifest: &PackageManifest = package.manifest();
     let inspected = inspect_package_dir(source, manifest)?;
+    let mut cloned = 0;
     for file in &inspected {
         let target = staging_path.join(&file.entry.path);
         let create_failed = |errno: rustix::io::Errno| AttachError::Io {
@@ -434,7 +453,13 @@ fn copy_verified(
             path: target.clone(),
             source,
         };
-        io::copy(&mut from, &mut to).map_err(write)?;
+        // A refused clone leaves the new file empty; then copy the bytes.
+        match rustix::fs::ioctl_ficlone(&to, &from) {
+            Ok(()) => cloned += 1,
+            Err(_) => {
+                io::copy(&mut from, &mut to).map_err(write)?;
+            }
+        }
         to.set_permissions(fs::Permissions::from_mode(file.entry.mode))
             .and_then(|()| to.sync_all())
             .map_err(write)?;
@@ -456,5 +481,9 @@ fn copy_verified(
             "compile the workflow again",
         )));
     }
-    Ok(())
+    Ok(if cloned == inspected.len() {
+        CopyMethod::Reflink
+    } else {
+        CopyMethod::Copy
+    })
 }

@@ -6,7 +6,7 @@ mod compile_fixture;
 
 use compile_fixture::*;
 use somite_project::attach::{
-    AttachError, AttachmentRoot, MAX_PACKAGES_PER_SESSION, SessionLimits,
+    AttachError, AttachmentRoot, CopyMethod, MAX_PACKAGES_PER_SESSION, SessionLimits,
 };
 use somite_project::compiled::{CompileOutcome, PackageFault};
 use std::fs;
@@ -91,6 +91,28 @@ fn an_attachment_is_a_verified_independent_copy_at_a_stable_path() {
         "the copy does not share the canonical file's data"
     );
     assert_eq!(s.root.attachments().len(), 2);
+}
+
+#[test]
+fn an_attachment_says_whether_it_is_a_copy_on_write_clone() {
+    let mut s = session(SessionLimits::default());
+    // What this filesystem does with an explicit clone decides the answer.
+    let probe = tempfile::tempdir_in(s.root.root().parent().unwrap()).unwrap();
+    fs::write(probe.path().join("from"), b"bytes").unwrap();
+    let from = fs::File::open(probe.path().join("from")).unwrap();
+    let to = fs::File::create(probe.path().join("to")).unwrap();
+    let clones = rustix::fs::ioctl_ficlone(&to, &from).is_ok();
+
+    let attachment = s.attach().unwrap();
+    let expected = if clones {
+        CopyMethod::Reflink
+    } else {
+        CopyMethod::Copy
+    };
+    assert_eq!(attachment.copy_method, expected);
+    let wire = serde_json::to_value(&attachment).unwrap();
+    assert_eq!(wire["copy_method"], if clones { "reflink" } else { "copy" });
+    eprintln!("this filesystem clones: {clones}; the attachment says {wire}");
 }
 
 #[test]

@@ -18,6 +18,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use somite_project::attach::CopyMethod;
 use somite_project::compiled::{self, CompileOutcome, CompileSummary};
 use somite_project::export;
 use somite_workflow::{ErrorCode, SomiteError};
@@ -37,6 +38,9 @@ pub struct AttachedCompile {
     /// Relative to the session's shared Pixi/Nextflow root; `None` when the
     /// capability belongs to no agent session.
     pub output_path: Option<String>,
+    /// How the package reached that root: `reflink` (copy-on-write, no
+    /// block duplicated) or `copy`; `None` with `output_path`.
+    pub copy_method: Option<CopyMethod>,
 }
 
 fn compile_current(state: &AppState) -> Result<(CompileOutcome, CompileSummary), SomiteError> {
@@ -79,17 +83,17 @@ pub async fn agent_compile(
     blocking(&state, move |s| {
         let (outcome, summary) = compile_current(s)?;
         announce(s, &EditSource::Agent { activity: None }, &summary);
-        let output_path = match s.agents.attachments_for(capability) {
+        let attachment = match s.agents.attachments_for(capability) {
             None => None,
             Some(session) => {
                 let mut root = session.root.lock().unwrap_or_else(|p| p.into_inner());
-                let attachment = root.attach(session.generation, &outcome.package)?;
-                Some(attachment.output_path)
+                Some(root.attach(session.generation, &outcome.package)?)
             }
         };
         Ok(AttachedCompile {
             summary,
-            output_path,
+            copy_method: attachment.as_ref().map(|a| a.copy_method),
+            output_path: attachment.map(|a| a.output_path),
         })
     })
     .await
