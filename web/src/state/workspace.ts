@@ -2,14 +2,16 @@
  * The workspace: the one place browser state about the workflow lives.
  *
  * It loads the workflow, follows the activity feed through the sequencer,
- * keeps the edit history (one entry per transaction: a transaction event
- * names its result graph by state revision, and the graph of every event
- * that is not this tab's own reply is fetched by that revision, in feed
- * order, before the sequencer applies it), sends edits as compare-and-swap transactions (one
+ * keeps the edit history, sends edits as compare-and-swap transactions (one
  * at a time, each on the newest state revision this tab knows of) and keeps
- * the readiness assessment in step with the graph. When the runtime restarts
- * its feed starts a new epoch; the feed's `reset` (or a reply of another
- * epoch) reloads the workflow and follows the new feed. React reads it through
+ * the readiness assessment in step with the graph.
+ *
+ * History has one entry per transaction. A transaction event names its
+ * result graph by state revision rather than carrying it; the graph of every
+ * event that is not this tab's own reply is fetched by that revision, in feed
+ * order, before the sequencer applies it. When the runtime restarts, its feed
+ * starts a new epoch: the feed's `reset` (or a reply of another epoch)
+ * reloads the workflow and follows the new feed. React reads it through
  * `subscribe` / `getState`; nothing here depends on React or the DOM, so the
  * whole behaviour is unit-tested against a fake runtime.
  */
