@@ -655,7 +655,11 @@ async fn a_position_from_before_a_restart_gets_a_reset_then_every_new_edit() {
     }
     let events = (&mut reader).await;
     let epoch = h.epoch().await;
-    assert_ne!(old.split_once(':').unwrap().0, epoch, "a restart starts a new epoch");
+    assert_ne!(
+        old.split_once(':').unwrap().0,
+        epoch,
+        "a restart starts a new epoch"
+    );
     assert_eq!(events[0].kind, "reset");
     assert_eq!(events[0].data, json!({"epoch": epoch, "cursor": 0}));
     assert_eq!(
@@ -669,7 +673,11 @@ async fn a_position_from_before_a_restart_gets_a_reset_then_every_new_edit() {
 
     let (_, page) = h.get(&format!("/api/activity?after={old}")).await;
     assert_eq!(
-        (page["reset"].clone(), page["epoch"].clone(), page["last_cursor"].clone()),
+        (
+            page["reset"].clone(),
+            page["epoch"].clone(),
+            page["last_cursor"].clone()
+        ),
         (json!(true), json!(epoch), json!(5))
     );
     assert_eq!(page["events"], json!([]));
@@ -704,7 +712,12 @@ async fn a_feed_event_does_not_grow_with_the_document() {
         .await;
     assert!(reply["document"].to_string().len() > 900_000);
     let (_, page) = h.get("/api/activity?after=0").await;
-    let event = page["events"].as_array().unwrap().last().unwrap().to_string();
+    let event = page["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
     assert!(
         event.len() < 4096,
         "a one-field edit's event has {} bytes",
