@@ -340,23 +340,65 @@ impl Server {
 
 /// The feed as the harness has read it so far.
 struct Feed {
+    /// The runtime's feed epoch: positions sent back are `<epoch>:<cursor>`.
+    epoch: String,
     cursor: u64,
     events: Vec<FeedEvent>,
     gaps: u32,
 }
 
 impl Feed {
-    /// Reads what is new; returns the new events.
+    /// Reads what is new; returns the new events. A transaction event names
+    /// its result graph by state revision only; the harness fetches that
+    /// document at once and records it in the event as `document`, so the
+    /// recorded evidence holds every state the graph went through. A state
+    /// the runtime no longer held counts as a gap, as evicted events do.
     async fn read(&mut self, server: &Server) -> Result<Vec<FeedEvent>, EvalError> {
         let page = server
-            .get(&format!("/api/activity?after={}", self.cursor))
+            .get(&format!(
+                "/api/activity?after={}:{}",
+                self.epoch, self.cursor
+            ))
             .await?;
         if !page.get("gap_until").is_none_or(Value::is_null) {
             self.gaps += 1;
         }
-        let fresh: Vec<FeedEvent> =
+        if page.get("reset").and_then(Value::as_bool) == Some(true) {
+            // The runtime restarted under the harness: what happened in
+            // between is unknown.
+            self.gaps += 1;
+            self.epoch = page
+                .get("epoch")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            self.cursor = page.get("last_cursor").and_then(Value::as_u64).unwrap_or(0);
+        }
+        let mut fresh: Vec<FeedEvent> =
             serde_json::from_value(page.get("events").cloned().unwrap_or_default())
                 .map_err(|error| EvalError::Server(format!("unreadable feed page: {error}")))?;
+        for event in fresh.iter_mut().filter(|event| event.kind == "transaction") {
+            let Some(revision) = event
+                .data
+                .pointer("/outcome/state_revision")
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            match server
+                .get(&format!("/api/workflow?state_revision={revision}"))
+                .await
+            {
+                Ok(view) => {
+                    if let (Some(data), Some(document)) =
+                        (event.data.as_object_mut(), view.get("document"))
+                    {
+                        data.insert("document".to_owned(), document.clone());
+                    }
+                }
+                Err(_) => self.gaps += 1,
+            }
+        }
         if let Some(last) = fresh.last() {
             self.cursor = last.cursor;
         }
@@ -379,6 +421,11 @@ async fn drive(
     let initial = server.get("/api/workflow").await?;
     write_json(dir, files::WORKFLOW_INITIAL, &initial)?;
     let mut feed = Feed {
+        epoch: initial
+            .get("feed_epoch")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         cursor: initial
             .get("feed_cursor")
             .and_then(Value::as_u64)

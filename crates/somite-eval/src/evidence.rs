@@ -18,7 +18,9 @@ use crate::scenario::Scenario;
 
 /// The files of an evaluation directory the score is computed from.
 pub mod files {
-    /// The feed events seen during the turn, one JSON object per line.
+    /// The feed events seen during the turn, one JSON object per line; each
+    /// `transaction` event with the `document` the harness fetched by its
+    /// state revision (the runtime's event names the graph, not carries it).
     pub const EVENTS: &str = "events.jsonl";
     /// What the harness itself did and saw.
     pub const HARNESS: &str = "harness.json";
@@ -96,7 +98,8 @@ pub struct HarnessRecord {
     pub turn_outcome: Option<Value>,
     /// Whether the harness had to cancel the turn at its deadline.
     pub timed_out: bool,
-    /// How often the feed had evicted events before the harness read them.
+    /// How often the feed had evicted events (or a transaction's document)
+    /// before the harness read them, or reset after a runtime restart.
     pub feed_gaps: u32,
     /// Human edits made during the turn.
     pub injections: Vec<Injection>,
@@ -245,7 +248,8 @@ pub struct Transaction {
     pub cursor: u64,
     /// Whether the agent made it (else a human).
     pub by_agent: bool,
-    /// The complete result graph.
+    /// The complete result graph, as the harness recorded it (null if the
+    /// runtime no longer held it; that counts as a feed gap).
     pub document: Value,
 }
 

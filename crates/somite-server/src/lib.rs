@@ -16,6 +16,7 @@ pub mod feed;
 pub mod guard;
 pub mod package_routes;
 pub mod registry_fetch;
+pub mod revisions;
 pub mod routes;
 pub mod run_routes;
 pub mod serve;

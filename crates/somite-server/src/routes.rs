@@ -7,12 +7,13 @@
 
 use crate::api_error::ApiError;
 use crate::body::RawJson;
-use crate::feed::FeedEvent;
+use crate::feed::{Epoch, FeedEvent, Resume};
 use crate::state::{AppState, EditSource, TransactionReply, blocking};
 use axum::Json;
 use axum::extract::{FromRequestParts, Path, State};
-use axum::http::HeaderMap;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -60,16 +61,64 @@ pub struct WorkflowView {
     /// The feed's last cursor when the document was read: every transaction
     /// after it arrives as a feed event with a larger cursor.
     pub feed_cursor: u64,
+    /// The feed's epoch: `<feed_epoch>:<feed_cursor>` is the position to
+    /// follow the feed from.
+    pub feed_epoch: Epoch,
+}
+
+/// The identities served beside a past document (`?state_revision=`).
+#[derive(Debug, Serialize)]
+struct RevisionHead<'a> {
+    state_revision: &'a str,
+    graph_revision: &'a str,
+    semantic_revision: &'a str,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowParams {
+    /// A state revision to serve instead of the current one: the current
+    /// state, or one a recent transaction produced.
+    #[serde(default)]
+    state_revision: Option<String>,
 }
 
 pub async fn health() -> Json<Value> {
     Json(json!({"ok": true, "name": "somite", "version": env!("CARGO_PKG_VERSION")}))
 }
 
-pub async fn workflow(State(state): State<Arc<AppState>>) -> Result<Json<WorkflowView>, ApiError> {
-    blocking(&state, |s| {
+/// `GET /api/workflow`: the current graph, or with `?state_revision=` the
+/// graph of that state while [`crate::revisions`] still holds it.
+pub async fn workflow(
+    State(state): State<Arc<AppState>>,
+    QueryParams(params): QueryParams<WorkflowParams>,
+) -> Result<Response, ApiError> {
+    blocking(&state, move |s| {
+        // The project lock is taken first even for a past revision: a
+        // transaction stores its document and announces it under this lock,
+        // so a reader reacting to the announcement cannot overtake the store.
         let p = s.project();
-        Ok(WorkflowView {
+        if let Some(wanted) = params.state_revision.as_deref()
+            && wanted != p.state_revision()
+        {
+            let published = s.documents.get(wanted).ok_or_else(|| {
+                SomiteError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "the state revision `{wanted}` is not among the recent ones Somite keeps"
+                    ),
+                    "GET /api/workflow without state_revision for the current workflow",
+                )
+            })?;
+            drop(p);
+            let head = RevisionHead {
+                state_revision: &published.state_revision,
+                graph_revision: &published.graph_revision,
+                semantic_revision: &published.graph_revision,
+            };
+            return Ok(with_document(&head, &published.json));
+        }
+        Ok(Json(WorkflowView {
             state_revision: p.state_revision().clone(),
             graph_revision: p.graph_revision(),
             semantic_revision: p.graph_revision(),
@@ -80,10 +129,33 @@ pub async fn workflow(State(state): State<Arc<AppState>>) -> Result<Json<Workflo
             // Transactions publish under the project lock, so this cursor
             // and the document are one consistent snapshot.
             feed_cursor: s.feed.last_cursor(),
+            feed_epoch: s.feed.epoch().clone(),
         })
+        .into_response())
     })
     .await
-    .map(Json)
+}
+
+/// `head`'s JSON object with a `document` member holding `document`, the
+/// stored JSON of a graph, spliced in as it is: the store keeps documents as
+/// bytes (exactly bounded, shared by every reply), and serde_json's
+/// `RawValue` would need a feature the whole workspace recompiles for.
+fn with_document(head: &impl Serialize, document: &[u8]) -> Response {
+    let head = serde_json::to_vec(head).expect("revision heads serialize");
+    debug_assert!(head.len() > 2 && head.starts_with(b"{") && head.ends_with(b"}"));
+    let mut body = Vec::with_capacity(head.len() + document.len() + 16);
+    body.extend_from_slice(&head[..head.len() - 1]);
+    body.extend_from_slice(b",\"document\":");
+    body.extend_from_slice(document);
+    body.push(b'}');
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }
 
 fn parse_transaction(bytes: &[u8]) -> Result<GraphTransaction, ApiError> {
@@ -171,13 +243,21 @@ pub async fn catalog_operator(
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ActivityParams {
+    /// A feed position, `<epoch>:<cursor>` (see [`crate::feed::Position`]),
+    /// or `0` (the default) for everything held.
     #[serde(default)]
-    after: u64,
+    after: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct ActivityPage {
+    /// The feed's epoch; `<epoch>:<last_cursor>` is the position to continue from.
+    pub epoch: Epoch,
     pub last_cursor: u64,
+    /// Set when `after` was not a position of this feed (another server
+    /// process's, or unparsable): `events` is empty and the reader reloads
+    /// what it shows, then continues from `last_cursor`.
+    pub reset: bool,
     /// Set when events after `after` were evicted: the first cursor held.
     pub gap_until: Option<u64>,
     pub events: Vec<Arc<FeedEvent>>,
@@ -187,9 +267,14 @@ pub async fn activity(
     State(state): State<Arc<AppState>>,
     QueryParams(params): QueryParams<ActivityParams>,
 ) -> Json<ActivityPage> {
-    let backlog = state.feed.since(params.after);
+    let backlog = state.feed.since_position(params.after.as_deref());
     Json(ActivityPage {
-        last_cursor: state.feed.last_cursor(),
+        epoch: state.feed.epoch().clone(),
+        last_cursor: backlog
+            .events
+            .last()
+            .map_or(backlog.resume.after(), |e| e.cursor),
+        reset: matches!(backlog.resume, Resume::Reset { .. }),
         gap_until: backlog.gap_until,
         events: backlog.events,
     })

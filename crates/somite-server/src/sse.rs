@@ -1,14 +1,18 @@
 //! `GET /api/activity/stream`: the feed as server-sent events.
 //!
-//! Each event carries its cursor as the SSE `id`, so a reconnecting browser's
-//! `Last-Event-ID` (or an explicit `?after=`) resumes exactly after the last
-//! event it processed. Backlog and live events are joined without a seam
-//! (see [`Feed::subscribe`]); if the broadcast channel overflows, the stream
-//! re-reads the buffer from the last cursor it sent. Events that were evicted
-//! before a reader came back are announced with a `gap` event naming the
-//! first cursor still available — never skipped silently.
+//! Each event carries its position `<epoch>:<cursor>` as the SSE `id`, so a
+//! reconnecting browser's `Last-Event-ID` (or an explicit `?after=`) resumes
+//! exactly after the last event it processed. Backlog and live events are
+//! joined without a seam (see [`Feed::subscribe`]); if the broadcast channel
+//! overflows, the stream re-reads the buffer from the last cursor it sent.
+//! Events that were evicted before a reader came back are announced with a
+//! `gap` event naming the first cursor still available — never skipped
+//! silently. A position this server did not hand out (one from before a
+//! restart, or unparsable) is answered with a `reset` event `{epoch,
+//! cursor}` first: the reader reloads what it shows, and the stream goes on
+//! with every event after that cursor.
 
-use crate::feed::{Backlog, Feed, FeedEvent};
+use crate::feed::{Backlog, Feed, FeedEvent, Resume};
 use crate::routes::QueryParams;
 use crate::state::AppState;
 use axum::extract::State;
@@ -25,8 +29,9 @@ use tokio::sync::broadcast::{self, error::RecvError};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StreamParams {
+    /// A feed position `<epoch>:<cursor>`, or `0` for everything held.
     #[serde(default)]
-    after: Option<u64>,
+    after: Option<String>,
 }
 
 pub async fn stream(
@@ -34,18 +39,21 @@ pub async fn stream(
     headers: HeaderMap,
     QueryParams(params): QueryParams<StreamParams>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let resume = headers
+    // A header that is present but not text is a position too, an unusable
+    // one: it resets rather than silently falling back to `?after=`.
+    let header = headers
         .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let after = resume.or(params.after).unwrap_or(0);
-    let (backlog, live) = state.feed.subscribe(after);
+        .map(|v| v.to_str().unwrap_or_default().to_owned());
+    let (backlog, live) = state.feed.subscribe(header.or(params.after).as_deref());
     let mut reader = Reader {
         feed: state.feed.clone(),
         live,
         pending: VecDeque::new(),
-        last_sent: after,
+        last_sent: backlog.resume.after(),
     };
+    if let Resume::Reset { cursor } = backlog.resume {
+        reader.pending.push_back(Item::Reset { cursor });
+    }
     reader.queue(backlog);
     let keepalive = state.sse_keepalive;
     Sse::new(futures_util::stream::unfold(reader, |mut r| async move {
@@ -55,6 +63,7 @@ pub async fn stream(
 }
 
 enum Item {
+    Reset { cursor: u64 },
     Gap { after: u64, first_available: u64 },
     Event(Arc<FeedEvent>),
 }
@@ -82,6 +91,17 @@ impl Reader {
         loop {
             if let Some(item) = self.pending.pop_front() {
                 match item {
+                    Item::Reset { cursor } => {
+                        return Some(
+                            Event::default()
+                                .event("reset")
+                                .id(self.feed.position(cursor).to_string())
+                                .data(
+                                    json!({"epoch": self.feed.epoch(), "cursor": cursor})
+                                        .to_string(),
+                                ),
+                        );
+                    }
                     Item::Gap {
                         after,
                         first_available,
@@ -90,7 +110,7 @@ impl Reader {
                         return Some(
                             Event::default()
                                 .event("gap")
-                                .id(self.last_sent.to_string())
+                                .id(self.feed.position(self.last_sent).to_string())
                                 .data(
                                     json!({"after": after, "first_available": first_available})
                                         .to_string(),
@@ -102,7 +122,7 @@ impl Reader {
                         return Some(
                             Event::default()
                                 .event(event.kind.clone())
-                                .id(event.cursor.to_string())
+                                .id(self.feed.position(event.cursor).to_string())
                                 .data(serde_json::to_string(&*event).expect("events serialize")),
                         );
                     }

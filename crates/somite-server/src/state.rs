@@ -3,12 +3,15 @@
 //! The project sits behind one mutex: a transaction's compare-and-swap,
 //! durable publication and feed announcement happen under it, so the feed's
 //! order is the order in which edits were committed and concurrent writers
-//! on one base revision produce exactly one winner.
+//! on one base revision produce exactly one winner. The result graph of each
+//! transaction goes into [`RecentDocuments`] under the same lock, before the
+//! feed announces it, so a reader that fetches it on the announcement finds it.
 
 use crate::agent::{AgentHost, AgentSetup};
 use crate::api_error::ApiError;
 use crate::capability::Capabilities;
-use crate::feed::Feed;
+use crate::feed::{Epoch, Feed};
+use crate::revisions::{PublishedDocument, RecentDocuments};
 use serde::Serialize;
 use serde_json::json;
 use somite_project::compiled::Toolchain;
@@ -23,6 +26,8 @@ use std::time::Duration;
 pub struct AppState {
     project: Mutex<Project>,
     pub feed: Feed,
+    /// The result graphs of recent transactions, by state revision.
+    pub documents: RecentDocuments,
     pub capabilities: Arc<Capabilities>,
     pub agents: AgentHost,
     pub runner: Supervisor,
@@ -44,7 +49,7 @@ pub enum EditSource {
 }
 
 /// A transaction's reply: the outcome, and for a fresh edit the resulting
-/// document and the feed cursor that announced it.
+/// document and the feed cursor (with the feed's epoch) that announced it.
 #[derive(Debug, Clone, Serialize)]
 pub struct TransactionReply {
     #[serde(flatten)]
@@ -53,6 +58,8 @@ pub struct TransactionReply {
     pub document: Option<WorkflowDocument>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<Epoch>,
 }
 
 impl AppState {
@@ -77,6 +84,7 @@ impl AppState {
         AppState {
             project: Mutex::new(project),
             feed,
+            documents: RecentDocuments::default(),
             capabilities,
             agents,
             runner,
@@ -90,6 +98,9 @@ impl AppState {
     }
 
     /// Applies a transaction and announces it; blocking (durable I/O).
+    ///
+    /// The feed event carries the source, the outcome and the operations;
+    /// the result graph is kept once in [`AppState::documents`].
     pub fn apply(
         &self,
         txn: &GraphTransaction,
@@ -102,17 +113,26 @@ impl AppState {
                 outcome,
                 document: None,
                 cursor: None,
+                epoch: None,
             });
         }
         let document = project.document().clone();
+        self.documents.insert(PublishedDocument {
+            state_revision: outcome.state_revision.clone(),
+            graph_revision: outcome.graph_revision.clone(),
+            json: serde_json::to_vec(&document)
+                .expect("workflow documents serialize")
+                .into(),
+        });
         let cursor = self.feed.publish(
             "transaction",
-            json!({"source": source, "outcome": outcome, "document": document}),
+            json!({"source": source, "outcome": outcome, "operations": txn.operations}),
         );
         Ok(TransactionReply {
             outcome,
             document: Some(document),
             cursor: Some(cursor),
+            epoch: Some(self.feed.epoch().clone()),
         })
     }
 }

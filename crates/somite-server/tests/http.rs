@@ -1,6 +1,7 @@
 //! The runtime over real HTTP on loopback: every route's success and error
 //! envelope, Host/Origin checks, body bounds, capabilities, concurrency and
-//! the resumable activity stream.
+//! the resumable activity stream (across a restart, too) and the documents
+//! served by state revision beside a feed that does not carry them.
 
 use futures_util::StreamExt;
 use reqwest::{Client, StatusCode};
@@ -15,7 +16,7 @@ use std::time::Duration;
 struct Harness {
     server: RunningServer,
     client: Client,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Harness {
@@ -27,6 +28,10 @@ impl Harness {
     async fn start_with(prepare: impl FnOnce(&std::path::Path)) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         prepare(dir.path());
+        Harness::serve(dir).await
+    }
+
+    async fn serve(dir: tempfile::TempDir) -> Harness {
         let project = Project::open(dir.path(), Seed::Empty).unwrap();
         let config = ServerConfig {
             sse_keepalive: Duration::from_secs(1),
@@ -36,8 +41,22 @@ impl Harness {
         Harness {
             server,
             client: Client::new(),
-            _dir: dir,
+            dir,
         }
+    }
+
+    /// Stops this runtime and starts another on the same project.
+    async fn restart(self) -> Harness {
+        self.server.shutdown().await.unwrap();
+        Harness::serve(self.dir).await
+    }
+
+    /// The feed's epoch, from the workflow view.
+    async fn epoch(&self) -> String {
+        self.get("/api/workflow").await.1["feed_epoch"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 
     fn url(&self, path: &str) -> String {
@@ -108,6 +127,7 @@ async fn every_human_route_answers_with_its_contract() {
         "semantic_revision",
         "catalog_revision",
         "document",
+        "feed_epoch",
     ] {
         assert!(!workflow[field].is_null(), "{field}");
     }
@@ -121,6 +141,7 @@ async fn every_human_route_answers_with_its_contract() {
     assert_eq!(reply["document"]["nodes"][0]["id"], "reads");
     assert_eq!(reply["previous_state_revision"], base);
     assert_eq!(reply["cursor"], 1);
+    assert_eq!(reply["epoch"], workflow["feed_epoch"]);
     assert_eq!(
         h.state_revision().await,
         reply["state_revision"].as_str().unwrap()
@@ -160,12 +181,39 @@ async fn every_human_route_answers_with_its_contract() {
 
     let (status, activity) = h.get("/api/activity?after=0").await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(activity["events"][0]["kind"], "transaction");
-    assert_eq!(activity["events"][0]["data"]["source"]["kind"], "human");
-    assert_eq!(
-        activity["events"][0]["data"]["document"]["nodes"][0]["id"],
-        "reads"
-    );
+    assert_eq!(activity["epoch"], workflow["feed_epoch"]);
+    assert_eq!(activity["reset"], false);
+    let event = &activity["events"][0];
+    assert_eq!(event["kind"], "transaction");
+    assert_eq!(event["data"]["source"]["kind"], "human");
+    assert_eq!(event["data"]["operations"][0]["node_id"], "reads");
+    assert!(event["data"].get("document").is_none());
+
+    // The result graph of the transaction, by its state revision — also
+    // after a later edit made it a past state.
+    let revision = event["data"]["outcome"]["state_revision"].as_str().unwrap();
+    let (_, later) = h
+        .post("/api/transactions", &add(revision, "edit-00000002", "more"))
+        .await;
+    assert_ne!(later["state_revision"].as_str(), Some(revision));
+    let (status, past) = h
+        .get(&format!("/api/workflow?state_revision={revision}"))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{past}");
+    assert_eq!(past["state_revision"], revision);
+    assert_eq!(past["graph_revision"], reply["graph_revision"]);
+    assert_eq!(past["document"], reply["document"]);
+    let (status, current) = h
+        .get(&format!(
+            "/api/workflow?state_revision={}",
+            later["state_revision"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(current["document"], later["document"]);
+    let (status, gone) = h.get(&format!("/api/workflow?state_revision={base}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_envelope(&gone, "not_found");
 }
 
 #[tokio::test]
@@ -447,8 +495,26 @@ async fn concurrent_writers_on_one_base_get_exactly_one_winner_per_round() {
     }
 }
 
+/// One server-sent event: its name, its id `<epoch>:<cursor>` and its data.
+#[derive(Debug)]
+struct Sse {
+    kind: String,
+    id: String,
+    data: Value,
+}
+
+impl Sse {
+    fn epoch(&self) -> &str {
+        self.id.split_once(':').expect("ids are <epoch>:<cursor>").0
+    }
+
+    fn cursor(&self) -> u64 {
+        self.id.split_once(':').unwrap().1.parse().unwrap()
+    }
+}
+
 /// Reads SSE events from a response until `count` events with ids arrived.
-async fn read_events(response: reqwest::Response, count: usize) -> Vec<(String, u64, Value)> {
+async fn read_events(response: reqwest::Response, count: usize) -> Vec<Sse> {
     let mut stream = response.bytes_stream();
     let mut buffer = String::new();
     let mut events = Vec::new();
@@ -466,13 +532,13 @@ async fn read_events(response: reqwest::Response, count: usize) -> Vec<(String, 
                 if let Some(v) = line.strip_prefix("event:") {
                     kind = v.trim().to_owned();
                 } else if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().parse().ok();
+                    id = Some(v.trim().to_owned());
                 } else if let Some(v) = line.strip_prefix("data:") {
                     data = serde_json::from_str(v.trim()).unwrap();
                 }
             }
             if let Some(id) = id {
-                events.push((kind, id, data));
+                events.push(Sse { kind, id, data });
             }
         }
     }
@@ -500,7 +566,12 @@ async fn the_activity_stream_resumes_without_duplicates_or_gaps() {
         .unwrap();
     assert_eq!(first.headers()["content-type"], "text/event-stream");
     let seen = read_events(first, 3).await;
-    assert_eq!(seen.iter().map(|e| e.1).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert_eq!(
+        seen.iter().map(Sse::cursor).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
+    let epoch = h.epoch().await;
+    assert!(seen.iter().all(|e| e.epoch() == epoch));
     // The browser disconnected; two more edits happen meanwhile.
     for i in 3..5 {
         let (_, reply) = h
@@ -514,7 +585,7 @@ async fn the_activity_stream_resumes_without_duplicates_or_gaps() {
     let resumed = h
         .client
         .get(h.url("/api/activity/stream"))
-        .header("last-event-id", "3")
+        .header("last-event-id", format!("{epoch}:3"))
         .send()
         .await
         .unwrap();
@@ -527,25 +598,131 @@ async fn the_activity_stream_resumes_without_duplicates_or_gaps() {
     assert_eq!(reply["cursor"], 6);
     let events = (&mut reader).await;
     assert_eq!(
-        events.iter().map(|e| e.1).collect::<Vec<_>>(),
+        events.iter().map(Sse::cursor).collect::<Vec<_>>(),
         vec![4, 5, 6]
     );
-    assert!(events.iter().all(|e| e.0 == "transaction"));
-    assert_eq!(
-        events[2].2["data"]["document"]["nodes"]
-            .as_array()
-            .unwrap()
-            .len(),
-        6
-    );
+    assert!(events.iter().all(|e| e.kind == "transaction"));
     // `?after=` resumes the same way.
     let by_query = h
         .client
-        .get(h.url("/api/activity/stream?after=5"))
+        .get(h.url(&format!("/api/activity/stream?after={epoch}:5")))
         .send()
         .await
         .unwrap();
-    assert_eq!(read_events(by_query, 1).await[0].1, 6);
+    assert_eq!(read_events(by_query, 1).await[0].cursor(), 6);
+}
+
+#[tokio::test]
+async fn a_position_from_before_a_restart_gets_a_reset_then_every_new_edit() {
+    let h = Harness::start().await;
+    let mut base = h.state_revision().await;
+    for i in 0..7 {
+        let (_, reply) = h
+            .post(
+                "/api/transactions",
+                &add(&base, &format!("old-{i:08}"), &format!("o{i}")),
+            )
+            .await;
+        base = reply["state_revision"].as_str().unwrap().to_owned();
+    }
+    let stream = h
+        .client
+        .get(h.url("/api/activity/stream"))
+        .send()
+        .await
+        .unwrap();
+    // The browser's last position before the runtime went away.
+    let old = read_events(stream, 7).await.pop().unwrap().id;
+    let h = h.restart().await;
+
+    let resumed = h
+        .client
+        .get(h.url("/api/activity/stream"))
+        .header("last-event-id", &old)
+        .send()
+        .await
+        .unwrap();
+    let mut reader = Box::pin(async move { read_events(resumed, 6).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    for i in 0..5 {
+        let (_, reply) = h
+            .post(
+                "/api/transactions",
+                &add(&base, &format!("new-{i:08}"), &format!("n{i}")),
+            )
+            .await;
+        base = reply["state_revision"].as_str().unwrap().to_owned();
+    }
+    let events = (&mut reader).await;
+    let epoch = h.epoch().await;
+    assert_ne!(
+        old.split_once(':').unwrap().0,
+        epoch,
+        "a restart starts a new epoch"
+    );
+    assert_eq!(events[0].kind, "reset");
+    assert_eq!(events[0].data, json!({"epoch": epoch, "cursor": 0}));
+    assert_eq!(
+        events[1..]
+            .iter()
+            .map(|e| (e.kind.as_str(), e.cursor()))
+            .collect::<Vec<_>>(),
+        (1..=5).map(|c| ("transaction", c)).collect::<Vec<_>>()
+    );
+    assert!(events.iter().all(|e| e.epoch() == epoch));
+
+    let (_, page) = h.get(&format!("/api/activity?after={old}")).await;
+    assert_eq!(
+        (
+            page["reset"].clone(),
+            page["epoch"].clone(),
+            page["last_cursor"].clone()
+        ),
+        (json!(true), json!(epoch), json!(5))
+    );
+    assert_eq!(page["events"], json!([]));
+    // A bare number is no position of any epoch: reset as well.
+    let (_, page) = h.get("/api/activity?after=3").await;
+    assert_eq!(page["reset"], true);
+}
+
+#[tokio::test]
+async fn a_feed_event_does_not_grow_with_the_document() {
+    let h = Harness::start().await;
+    let mut base = h.state_revision().await;
+    // About 1 MB of graph: 60 notes of 16,000 characters.
+    for batch in 0..6 {
+        let operations: Vec<Value> = (0..10)
+            .map(|i| json!({"op": "add_note", "note_id": format!("note{batch}-{i}"), "text": "n".repeat(16_000), "x": 0, "y": 0}))
+            .collect();
+        let (status, reply) = h
+            .post(
+                "/api/transactions",
+                &json!({"base_state_revision": base, "idempotency_key": format!("notes-{batch:08}"), "summary": "notes", "operations": operations}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{reply}");
+        base = reply["state_revision"].as_str().unwrap().to_owned();
+    }
+    let (_, reply) = h
+        .post(
+            "/api/transactions",
+            &json!({"base_state_revision": base, "idempotency_key": "title-00000001", "summary": "rename", "operations": [{"op": "set_title", "title": "Renamed"}]}),
+        )
+        .await;
+    assert!(reply["document"].to_string().len() > 900_000);
+    let (_, page) = h.get("/api/activity?after=0").await;
+    let event = page["events"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(
+        event.len() < 4096,
+        "a one-field edit's event has {} bytes",
+        event.len()
+    );
 }
 
 #[tokio::test]

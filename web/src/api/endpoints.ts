@@ -24,6 +24,7 @@ import type {
   ConnectRequest,
   Download,
   EvidenceLookup,
+  FeedPosition,
   GraphTransaction,
   LauncherList,
   OperatorReply,
@@ -31,29 +32,39 @@ import type {
   RunStatus,
   SessionView,
   TransactionReply,
+  WorkflowRevision,
   WorkflowView,
 } from "./types";
 
 /** Everything the workspace asks of the runtime; tests substitute a fake. */
 export interface SomiteApi {
   workflow(signal?: AbortSignal): Promise<WorkflowView>;
+  /** The graph of a recent state (404 `not_found` once the runtime no longer holds it). */
+  workflowAt(stateRevision: string, signal?: AbortSignal): Promise<WorkflowRevision>;
   applyTransaction(transaction: GraphTransaction): Promise<TransactionReply>;
   readiness(signal?: AbortSignal): Promise<Assessment>;
   searchCatalog(query: string, limit: number, signal?: AbortSignal): Promise<CatalogPage>;
   operator(id: string, signal?: AbortSignal): Promise<OperatorReply>;
-  activity(after: number, signal?: AbortSignal): Promise<ActivityPage>;
+  /** The held events after a position (`undefined`: from the beginning). */
+  activity(after: FeedPosition | undefined, signal?: AbortSignal): Promise<ActivityPage>;
 }
 
-/**
- * Larger than any cursor the runtime will reach: asking for events after it
- * returns none, only `last_cursor` — the cheap way to learn where the feed is.
- */
-const BEYOND_ANY_CURSOR = Number.MAX_SAFE_INTEGER;
+/** A position as the runtime reads it (`?after=`): `<epoch>:<cursor>`, or `0` for the beginning. */
+export function positionParam(position: FeedPosition | undefined): string {
+  return position ? `${position.epoch}:${String(position.cursor)}` : "0";
+}
 
 export function createApi(http: HttpClient): SomiteApi {
   return {
     workflow: (signal) =>
       http.request({ path: "/api/workflow", schema: s.workflowView, maxBytes: MAX_DOCUMENT_REPLY_BYTES, signal }),
+    workflowAt: (stateRevision, signal) =>
+      http.request({
+        path: `/api/workflow?${new URLSearchParams({ state_revision: stateRevision }).toString()}`,
+        schema: s.workflowRevision,
+        maxBytes: MAX_DOCUMENT_REPLY_BYTES,
+        signal,
+      }),
     applyTransaction: (transaction) =>
       http.request({
         path: "/api/transactions",
@@ -80,16 +91,12 @@ export function createApi(http: HttpClient): SomiteApi {
       }),
     activity: (after, signal) =>
       http.request({
-        path: `/api/activity?after=${String(after)}`,
+        path: `/api/activity?${new URLSearchParams({ after: positionParam(after) }).toString()}`,
         schema: s.activityPage,
         maxBytes: MAX_DOCUMENT_REPLY_BYTES,
         signal,
       }),
   };
-}
-
-export async function currentFeedCursor(api: SomiteApi, signal?: AbortSignal): Promise<number> {
-  return (await api.activity(BEYOND_ANY_CURSOR, signal)).last_cursor;
 }
 
 /** Compile, export, runs, validations and evidence: what the Controls bar asks. */

@@ -3,10 +3,10 @@ import type { ClientError } from "./errors";
 import type { FeedListener } from "./feed";
 import { openFeed } from "./feed";
 import { HttpClient } from "./http";
-import type { FeedEvent, FeedGap } from "./types";
+import type { FeedEvent, FeedGap, FeedReset } from "./types";
 
-const event = (cursor: number, kind = "transaction") =>
-  `event: ${kind}\nid: ${String(cursor)}\ndata: ${JSON.stringify({ cursor, kind, time_ms: 1, data: {} })}\n\n`;
+const event = (cursor: number, kind = "transaction", epoch = "e1") =>
+  `event: ${kind}\nid: ${epoch}:${String(cursor)}\ndata: ${JSON.stringify({ cursor, kind, time_ms: 1, data: {} })}\n\n`;
 
 /** A runtime whose stream answers each connection with the next script, then ends it. */
 function streamingRuntime(scripts: string[][]) {
@@ -27,10 +27,17 @@ function streamingRuntime(scripts: string[][]) {
 }
 
 function recorder() {
-  const seen = { events: [] as FeedEvent[], gaps: [] as FeedGap[], malformed: [] as ClientError[], statuses: [] as string[] };
+  const seen = {
+    events: [] as FeedEvent[],
+    gaps: [] as FeedGap[],
+    resets: [] as FeedReset[],
+    malformed: [] as ClientError[],
+    statuses: [] as string[],
+  };
   const listener: FeedListener = {
     event: (e) => seen.events.push(e),
     gap: (g) => seen.gaps.push(g),
+    reset: (r) => seen.resets.push(r),
     status: (s) => seen.statuses.push(s),
     malformed: (e) => seen.malformed.push(e),
   };
@@ -47,7 +54,7 @@ describe("openFeed", () => {
     const whole = event(1) + event(2, "agent_message");
     const { http } = streamingRuntime([[whole.slice(0, 30), whole.slice(30, 95), whole.slice(95)]]);
     const { seen, listener } = recorder();
-    const feed = openFeed(http, 0, listener);
+    const feed = openFeed(http, { epoch: "e1", cursor: 0 }, listener);
     await until(() => seen.events.length === 2);
     feed.close();
     expect(seen.events.map((e) => [e.cursor, e.kind])).toEqual([
@@ -58,22 +65,35 @@ describe("openFeed", () => {
   });
 
   it("reports a gap and resumes after it when the stream reconnects", async () => {
-    const gap = `event: gap\nid: 9\ndata: ${JSON.stringify({ after: 3, first_available: 10 })}\n\n`;
+    const gap = `event: gap\nid: e1:9\ndata: ${JSON.stringify({ after: 3, first_available: 10 })}\n\n`;
     const { http, requested } = streamingRuntime([[event(3), gap, event(10)], [event(11)]]);
     const { seen, listener } = recorder();
-    const feed = openFeed(http, 2, listener);
+    const feed = openFeed(http, { epoch: "e1", cursor: 2 }, listener);
     await until(() => seen.events.length === 3);
     feed.close();
     expect(seen.gaps).toEqual([{ after: 3, first_available: 10 }]);
-    expect(requested).toEqual(["/api/activity/stream?after=2", "/api/activity/stream?after=10"]);
+    expect(requested).toEqual(["/api/activity/stream?after=e1%3A2", "/api/activity/stream?after=e1%3A10"]);
     expect(seen.statuses).toContain("reconnecting");
   });
 
+  it("reports a reset and follows the new epoch from its cursor", async () => {
+    // The runtime restarted: the tab's position e1:7 means nothing to it.
+    const reset = `event: reset\nid: e2:0\ndata: ${JSON.stringify({ epoch: "e2", cursor: 0 })}\n\n`;
+    const { http, requested } = streamingRuntime([[reset, event(1, "transaction", "e2")], [event(2, "transaction", "e2")]]);
+    const { seen, listener } = recorder();
+    const feed = openFeed(http, { epoch: "e1", cursor: 7 }, listener);
+    await until(() => seen.events.length === 2);
+    feed.close();
+    expect(seen.resets).toEqual([{ epoch: "e2", cursor: 0 }]);
+    expect(seen.events.map((e) => e.cursor)).toEqual([1, 2]);
+    expect(requested).toEqual(["/api/activity/stream?after=e1%3A7", "/api/activity/stream?after=e2%3A1"]);
+  });
+
   it("rejects an event that breaks its contract without delivering it", async () => {
-    const bad = `event: transaction\nid: 1\ndata: {"cursor":"one","kind":"transaction"}\n\n`;
+    const bad = `event: transaction\nid: e1:1\ndata: {"cursor":"one","kind":"transaction"}\n\n`;
     const { http } = streamingRuntime([[bad, "event: transaction\ndata: not json\n\n", event(2)]]);
     const { seen, listener } = recorder();
-    const feed = openFeed(http, 0, listener);
+    const feed = openFeed(http, { epoch: "e1", cursor: 0 }, listener);
     await until(() => seen.events.length === 1);
     feed.close();
     expect(seen.events.map((e) => e.cursor)).toEqual([2]);

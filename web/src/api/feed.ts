@@ -1,24 +1,32 @@
 /**
  * The live activity feed (`GET /api/activity/stream`), validated event by
- * event, with reconnection that resumes after the last cursor received.
+ * event, with reconnection that resumes after the last position received.
+ *
+ * A position is `<epoch>:<cursor>`: cursors restart with every runtime
+ * process, so a position from before a restart is answered with a `reset`
+ * event (the new epoch and cursor) rather than silence; the listener reloads
+ * and the stream goes on from there.
  *
  * Fetch-based rather than `EventSource`: an EventSource delivers only the
  * event names it was told to listen for, but every feed event advances the
  * cursor the sequencer counts, so all of them must be seen; and a fetch
  * stream can be bounded per event.
  */
+import { positionParam } from "./endpoints";
 import { ClientError } from "./errors";
 import type { HttpClient } from "./http";
 import { parseJson } from "./http";
 import { MAX_FEED_EVENT_BYTES } from "./limits";
-import { feedEvent, feedGap } from "./schemas";
+import { feedEvent, feedGap, feedReset } from "./schemas";
 import { SseParser } from "./sse";
-import type { FeedEvent, FeedGap } from "./types";
+import type { FeedEvent, FeedGap, FeedPosition, FeedReset } from "./types";
 import { validate } from "./validate";
 
 export interface FeedListener {
   event(event: FeedEvent): void;
   gap(gap: FeedGap): void;
+  /** The position was not one of this runtime process's feed: reload everything. */
+  reset(reset: FeedReset): void;
   /** `live` once the stream is open; `reconnecting` while it is being reopened. */
   status(status: "live" | "reconnecting"): void;
   /** An event that broke its contract; it was not applied. */
@@ -32,20 +40,21 @@ export interface FeedConnection {
 const ROUTE = "GET /api/activity/stream";
 const RETRY_MS = [250, 500, 1000, 2000, 4000] as const;
 
-export function openFeed(http: HttpClient, after: number, listener: FeedListener): FeedConnection {
+export function openFeed(http: HttpClient, after: FeedPosition, listener: FeedListener): FeedConnection {
   const controller = new AbortController();
   const closed = () => controller.signal.aborted;
-  let cursor = after;
+  let position = after;
   let attempt = 0;
 
   const run = async (): Promise<void> => {
     while (!closed()) {
       try {
-        const reader = await http.openStream(`/api/activity/stream?after=${String(cursor)}`, controller.signal);
+        const query = new URLSearchParams({ after: positionParam(position) }).toString();
+        const reader = await http.openStream(`/api/activity/stream?${query}`, controller.signal);
         attempt = 0;
         listener.status("live");
-        await pump(reader, (message) => {
-          cursor = Math.max(cursor, message.cursor);
+        await pump(reader, (next) => {
+          position = next.epoch === position.epoch ? { epoch: position.epoch, cursor: Math.max(position.cursor, next.cursor) } : next;
         });
       } catch (error) {
         if (closed()) return;
@@ -60,7 +69,7 @@ export function openFeed(http: HttpClient, after: number, listener: FeedListener
 
   const pump = async (
     reader: ReadableStreamDefaultReader<Uint8Array>,
-    advance: (position: { cursor: number }) => void,
+    advance: (position: FeedPosition) => void,
   ): Promise<void> => {
     const decoder = new TextDecoder();
     const parser = new SseParser(MAX_FEED_EVENT_BYTES);
@@ -77,13 +86,17 @@ export function openFeed(http: HttpClient, after: number, listener: FeedListener
       for (const message of messages) {
         try {
           const json = parseJson(message.data, ROUTE);
-          if (message.event === "gap") {
+          if (message.event === "reset") {
+            const reset = validate(feedReset, json, ROUTE, "a reset marker");
+            advance(reset);
+            listener.reset(reset);
+          } else if (message.event === "gap") {
             const gap = validate(feedGap, json, ROUTE, "a gap marker");
-            advance({ cursor: gap.first_available - 1 });
+            advance({ epoch: position.epoch, cursor: gap.first_available - 1 });
             listener.gap(gap);
           } else {
             const event = validate(feedEvent, json, ROUTE, `a \`${message.event}\` event`);
-            advance(event);
+            advance({ epoch: position.epoch, cursor: event.cursor });
             listener.event(event);
           }
         } catch (error) {

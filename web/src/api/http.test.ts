@@ -12,6 +12,8 @@ const workflow = {
   input_location: ".somite/web.somite.json",
   recovery_required: null,
   catalog_revision: REV,
+  feed_cursor: 3,
+  feed_epoch: "0123456789abcdef",
   document: {
     schema_version: 1,
     title: "QC",

@@ -2,9 +2,11 @@
  * What the browser accepts from the runtime, in one place.
  *
  * The numbers follow DESIGN.md "Limits": a graph document may be 64 MiB, so
- * anything that carries one (the workflow, a transaction reply, a feed event)
- * gets that plus room for its envelope; every other JSON reply is held to the
- * 16 MiB general request bound. A reply over its bound is refused before it
+ * anything that carries one (the workflow, a transaction reply) gets that plus
+ * room for its envelope, and so do the activity page and one feed event (the
+ * runtime holds up to 64 MiB of events; one may carry a 16 MiB transaction's
+ * operations); every other JSON reply is held to the 16 MiB general request
+ * bound. A reply over its bound is refused before it
  * is parsed, so a broken or hostile server cannot exhaust the tab's memory.
  */
 const MiB = 1024 * 1024;

@@ -96,6 +96,9 @@ export const workflowDocument = z.object({
   stages: z._default(z.array(z.unknown()), []),
 });
 
+/** A server process's feed identity: cursors restart with every process. */
+const feedEpoch = z.string().check(z.regex(/^[0-9a-f]{1,64}$/, "expected a feed epoch"));
+
 export const workflowView = z.object({
   state_revision: revision,
   graph_revision: revision,
@@ -103,6 +106,16 @@ export const workflowView = z.object({
   input_location: z.string(),
   recovery_required: z.nullable(z.string()),
   catalog_revision: revision,
+  document: workflowDocument,
+  /** The feed position the document was read at (atomically). */
+  feed_cursor: count,
+  feed_epoch: feedEpoch,
+});
+
+/** `GET /api/workflow?state_revision=`: the graph of one recent state. */
+export const workflowRevision = z.object({
+  state_revision: revision,
+  graph_revision: revision,
   document: workflowDocument,
 });
 
@@ -119,6 +132,7 @@ export const transactionReply = z.object({
   ...transactionOutcome,
   document: z.optional(workflowDocument),
   cursor: z.optional(z.int().check(z.positive())),
+  epoch: z.optional(feedEpoch),
 });
 
 const feedCursor = z.int().check(z.positive());
@@ -131,13 +145,16 @@ export const feedEvent = z.object({
   data: z.unknown(),
 });
 
+/**
+ * The `data` of a `transaction` event: who, the outcome and the operations,
+ * but not the result graph; that is fetched by `outcome.state_revision`.
+ */
 export const transactionEventData = z.object({
   source: z.object({
     kind: z.enum(["human", "agent"]),
     activity: z.optional(z.nullable(z.string())),
   }),
   outcome: z.object(transactionOutcome),
-  document: workflowDocument,
 });
 
 export const feedGap = z.object({
@@ -145,8 +162,17 @@ export const feedGap = z.object({
   first_available: feedCursor,
 });
 
+/** The stream's answer to a position of another server process (or none it knows). */
+export const feedReset = z.object({
+  epoch: feedEpoch,
+  cursor: z.int().check(z.nonnegative()),
+});
+
 export const activityPage = z.object({
+  epoch: feedEpoch,
   last_cursor: z.int().check(z.nonnegative()),
+  /** `after` was not a position of this process's feed: no events; reload. */
+  reset: z.boolean(),
   gap_until: z.nullable(z.int().check(z.positive())),
   events: z.array(feedEvent),
 });

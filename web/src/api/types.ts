@@ -8,9 +8,21 @@ export type WorkflowEdge = z.infer<typeof s.workflowEdge>;
 export type WorkflowNote = z.infer<typeof s.workflowNote>;
 export type WorkflowDocument = z.infer<typeof s.workflowDocument>;
 export type WorkflowView = z.infer<typeof s.workflowView>;
+export type WorkflowRevision = z.infer<typeof s.workflowRevision>;
 export type TransactionReply = z.infer<typeof s.transactionReply>;
 export type FeedEvent = z.infer<typeof s.feedEvent>;
 export type FeedGap = z.infer<typeof s.feedGap>;
+export type FeedReset = z.infer<typeof s.feedReset>;
+export type TransactionEventData = z.infer<typeof s.transactionEventData>;
+
+/**
+ * A place in one server process's feed. Sent back as `<epoch>:<cursor>`
+ * (`?after=`); a position of another process is answered with a reset.
+ */
+export interface FeedPosition {
+  readonly epoch: string;
+  readonly cursor: number;
+}
 export type ActivityPage = z.infer<typeof s.activityPage>;
 export type CatalogMatch = z.infer<typeof s.catalogMatch>;
 export type CatalogPage = z.infer<typeof s.catalogPage>;

@@ -56,7 +56,7 @@ const settle = async (condition: () => boolean) => {
   expect(condition()).toBe(true);
 };
 
-function setup(history: ActivityPage = { last_cursor: 0, gap_until: null, events: [] }) {
+function setup(history: ActivityPage = { epoch: "a1", last_cursor: 0, reset: false, gap_until: null, events: [] }) {
   const api = new FakeAgentApi();
   let release: (() => void) | undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -73,7 +73,9 @@ function setup(history: ActivityPage = { last_cursor: 0, gap_until: null, events
 describe("AgentStore", () => {
   it("folds the history first, then live events that arrived meanwhile, each once", async () => {
     const history: ActivityPage = {
+      epoch: "a1",
       last_cursor: 2,
+      reset: false,
       gap_until: null,
       events: [agentEvent(1, { type: "user_message", turn: 1, text: "hi" }), agentEvent(2, { type: "agent_message", turn: 1, text: "a" })],
     };

@@ -16,6 +16,7 @@ import type {
   ConfigValue,
   ConnectRequest,
   FeedEvent,
+  FeedPosition,
   LauncherList,
   SessionView,
 } from "../api/types";
@@ -44,8 +45,8 @@ export interface AgentState {
 
 export interface AgentDeps {
   readonly api: AgentApi;
-  /** The held activity after a cursor: the catch-up after a load or a gap. */
-  readonly activity: (after: number) => Promise<ActivityPage>;
+  /** The held activity after a position (`undefined`: all of it): the catch-up after a load or a gap. */
+  readonly activity: (after: FeedPosition | undefined) => Promise<ActivityPage>;
 }
 
 /** Feed event types after which the session view is read again. */
@@ -78,6 +79,8 @@ export class AgentStore {
   private readonly listeners = new Set<() => void>();
   /** Live events that arrived while catching up, applied after it. */
   private held: FeedEvent[] | undefined;
+  /** The epoch of the feed `state.feed` was folded from (none before the first catch-up). */
+  private epoch: string | undefined;
   private sessionWanted = false;
   private sessionRunning = false;
   private stopped = false;
@@ -231,8 +234,17 @@ export class AgentStore {
     if (this.held) return;
     this.held = [];
     try {
-      const page = await this.deps.activity(this.state.feed.lastCursor);
-      this.set({ feed: reduceAgentFeedAll(this.state.feed, page.events) });
+      const known = this.epoch;
+      let page = await this.deps.activity(known === undefined ? undefined : { epoch: known, cursor: this.state.feed.lastCursor });
+      let feed = this.state.feed;
+      if (page.reset) {
+        // Somite restarted: its cursors start again, and the session shown
+        // ended with the old process. The panel starts over from the new feed.
+        feed = EMPTY_AGENT_FEED;
+        page = await this.deps.activity(undefined);
+      }
+      this.epoch = page.epoch;
+      this.set({ feed: reduceAgentFeedAll(feed, page.events) });
     } catch {
       // Without the history the panel still follows the live feed.
     } finally {

@@ -15,7 +15,7 @@ function agentTransaction(cursor: number, summary: string, kind: "agent" | "huma
   return feedEvent(cursor, "transaction", {
     source: kind === "agent" ? { kind, activity: "mcp-2" } : { kind },
     outcome: { previous_state_revision: REV_A, state_revision: REV_B, graph_revision: REV_B, summary, operations: 1, replayed: false },
-    document: { schema_version: 1, title: "QC", nodes: [], edges: [], notes: [], stages: [] },
+    operations: [{ op: "set_title", title: "QC" }],
   });
 }
 

@@ -62,6 +62,11 @@ export class FeedSequencer {
     return this.current;
   }
 
+  /** Whether the event at `cursor` was applied or is waiting: a repeat needs no work. */
+  knows(cursor: number): boolean {
+    return cursor <= this.position || this.waiting.has(cursor);
+  }
+
   /** Whether events wait for an earlier cursor that has not arrived. */
   get hasGap(): boolean {
     return this.holds === 0 && this.waiting.size > 0;

@@ -52,6 +52,8 @@ describe("Workspace: exactly-once delivery to canvas history", () => {
     runtime.applyAs("agent", "Agent renames", [{ op: "set_title", title: "Agent title" }]);
     runtime.redeliver(1);
     runtime.redeliver(1);
+    await settle();
+    expect(runtime.fetchedRevisions).toHaveLength(1);
     expect(summaries(ws)).toEqual(["Agent renames"]);
     expect(ws.getState().history.entries[0]?.source).toBe("agent");
   });
@@ -67,6 +69,7 @@ describe("Workspace: exactly-once delivery to canvas history", () => {
     expect(result.ok).toBe(true);
     expect(titleOf(ws)).toBe("QC");
     runtime.deliver();
+    await settle();
     expect(titleOf(ws)).toBe("Mine");
     expect(summaries(ws)).toEqual(["Rename"]);
   });
@@ -91,8 +94,10 @@ describe("Workspace: exactly-once delivery to canvas history", () => {
     runtime.applyAs("agent", "First", [{ op: "set_title", title: "one" }]);
     runtime.applyAs("human", "Second", [{ op: "set_title", title: "two" }]);
     runtime.deliver((events) => [...events].reverse().slice(0, 1));
+    await settle();
     expect(titleOf(ws)).toBe("QC");
     runtime.redeliver(1);
+    await settle();
     expect(titleOf(ws)).toBe("two");
     expect(summaries(ws)).toEqual(["First", "Second"]);
   });
@@ -116,6 +121,7 @@ describe("Workspace: exactly-once delivery to canvas history", () => {
     const ws = await open(runtime);
     runtime.publishOther("agent_message");
     runtime.applyAs("agent", "Rename", [{ op: "set_title", title: "after message" }]);
+    await settle();
     expect(titleOf(ws)).toBe("after message");
     expect(summaries(ws)).toEqual(["Rename"]);
   });
@@ -143,6 +149,76 @@ describe("Workspace: exactly-once delivery to canvas history", () => {
     await settle();
     expect(ws.getState().notices.at(-1)?.title).toMatch(/does not match its contract/);
     expect(titleOf(ws)).toBe("QC");
+  });
+});
+
+describe("Workspace: documents by revision and runtime restarts", () => {
+  it("fetches the graph of each foreign transaction by its state revision, one history entry each", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.applyAs("agent", "One", [{ op: "set_title", title: "one" }]);
+    const first = runtime.stateRevision;
+    runtime.applyAs("agent", "Two", [{ op: "set_title", title: "two" }]);
+    await settle();
+    expect(runtime.fetchedRevisions).toEqual([first, runtime.stateRevision]);
+    expect(summaries(ws)).toEqual(["One", "Two"]);
+    await ws.undo();
+    expect(runtime.document.title).toBe("one");
+  });
+
+  it("does not fetch the graph of this tab's own edit: the reply carries it", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    await ws.edit("Rename", [{ op: "set_title", title: "Mine" }]);
+    await settle();
+    expect(runtime.fetchedRevisions).toEqual([]);
+    expect(summaries(ws)).toEqual(["Rename"]);
+  });
+
+  it("reloads the workflow when the graph of an edit is no longer held", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    runtime.autoDeliver = false;
+    runtime.applyAs("agent", "Gone", [{ op: "set_title", title: "gone" }]);
+    runtime.forgetDocuments();
+    runtime.deliver();
+    await settle();
+    await settle();
+    expect(titleOf(ws)).toBe("gone");
+    expect(ws.getState().history.entries).toEqual([]);
+    expect(ws.getState().notices.at(-1)?.title).toMatch(/Reloaded the workflow/);
+  });
+
+  it("reloads on a reset after a restart and then follows every new edit", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    for (const title of ["a", "b", "c"]) runtime.applyAs("agent", title, [{ op: "set_title", title }]);
+    await settle();
+    expect(summaries(ws)).toEqual(["a", "b", "c"]);
+    runtime.restart();
+    await settle();
+    expect(ws.getState().notices.at(-1)?.title).toMatch(/restarted/);
+    expect(ws.getState().history.entries).toEqual([]);
+    // The new process's cursors start at 1 again: none is mistaken for one already applied.
+    for (const title of ["d", "e", "f", "g", "h"]) runtime.applyAs("agent", title, [{ op: "set_title", title }]);
+    await settle();
+    expect(titleOf(ws)).toBe("h");
+    expect(summaries(ws)).toEqual(["d", "e", "f", "g", "h"]);
+    expect(runtime.openSubscribers).toBe(1);
+    // Edits go on against the new feed.
+    expect(await ws.edit("Mine", [{ op: "set_title", title: "mine" }])).toEqual({ ok: true });
+    expect(summaries(ws)).toEqual(["d", "e", "f", "g", "h", "Mine"]);
+  });
+
+  it("reloads when a reply comes from another runtime process than the feed it follows", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    // Restarted with no stream open to tell the tab (it was reconnecting).
+    runtime.epoch = "b2";
+    expect(await ws.edit("Rename", [{ op: "set_title", title: "after restart" }])).toEqual({ ok: true });
+    await settle();
+    expect(titleOf(ws)).toBe("after restart");
+    expect(ws.getState().history.entries).toEqual([]);
   });
 });
 
@@ -201,6 +277,7 @@ describe("Workspace: undo and redo over mixed human and agent edits", () => {
     const { runtime, ws } = await session();
     await ws.undo();
     runtime.redeliver(runtime.lastCursor);
+    await settle();
     expect(ws.getState().history.entries).toHaveLength(4);
     expect(ws.getState().history.redoSummary).toBe("Move FastQC");
   });
@@ -209,6 +286,7 @@ describe("Workspace: undo and redo over mixed human and agent edits", () => {
     const { runtime, ws } = await session();
     await ws.undo();
     runtime.applyAs("agent", "Agent renames", [{ op: "set_title", title: "Agent" }]);
+    await settle();
     expect(ws.getState().history.redoSummary).toBeUndefined();
     expect(ws.getState().history.undoSummary).toBe("Agent renames");
   });

@@ -4,17 +4,23 @@
  * It loads the workflow, follows the activity feed through the sequencer,
  * keeps the edit history, sends edits as compare-and-swap transactions (one
  * at a time, each on the newest state revision this tab knows of) and keeps
- * the readiness assessment in step with the graph. React reads it through
+ * the readiness assessment in step with the graph.
+ *
+ * History has one entry per transaction. A transaction event names its
+ * result graph by state revision rather than carrying it; the graph of every
+ * event that is not this tab's own reply is fetched by that revision, in feed
+ * order, before the sequencer applies it. When the runtime restarts, its feed
+ * starts a new epoch: the feed's `reset` (or a reply of another epoch)
+ * reloads the workflow and follows the new feed. React reads it through
  * `subscribe` / `getState`; nothing here depends on React or the DOM, so the
  * whole behaviour is unit-tested against a fake runtime.
  */
 import type { FeedConnection, FeedListener } from "../api/feed";
 import { ApiError, ClientError, describeFailure } from "../api/errors";
 import type { SomiteApi } from "../api/endpoints";
-import { currentFeedCursor } from "../api/endpoints";
 import { MAX_TRANSACTION_OPERATIONS } from "../api/limits";
 import { transactionEventData } from "../api/schemas";
-import type { Assessment, FeedEvent, Operation, TransactionReply } from "../api/types";
+import type { Assessment, FeedEvent, FeedPosition, GraphTransaction, Operation, TransactionEventData, TransactionReply } from "../api/types";
 import { validate } from "../api/validate";
 import { idempotencyKey } from "../domain/ids";
 import { operationsBetween } from "./compensate";
@@ -71,7 +77,7 @@ export interface EditOptions {
 
 export interface WorkspaceDeps {
   readonly api: SomiteApi;
-  readonly openFeed: (after: number, listener: FeedListener) => FeedConnection;
+  readonly openFeed: (after: FeedPosition, listener: FeedListener) => FeedConnection;
   /** How long a hole in the feed may stay open before the missing events are fetched. */
   readonly holeFillDelayMs?: number;
   /** How long to wait before retrying a failed resynchronisation. */
@@ -104,6 +110,18 @@ export class Workspace {
   private generation = 0;
   /** The newest committed state this tab knows of; edits are based on it. */
   private head = { cursor: 0, stateRevision: "" };
+  /** The epoch of the runtime process whose feed this tab follows. */
+  private epoch = "";
+  /**
+   * Feed events on their way to the sequencer, in arrival order: a
+   * transaction waits here while its document is fetched. Edits wait for it,
+   * so they are based on every state the feed has announced.
+   */
+  private inbound: Promise<void> = Promise.resolve();
+  /** Cursors in `inbound`, so a repeated event is not fetched twice. */
+  private resolving = new Set<number>();
+  /** This tab's transaction request in flight (settled when none is). */
+  private ownRequest: Promise<unknown> = Promise.resolve();
   /** Cursors of this tab's own undo and redo transactions. */
   private readonly intents = new Map<number, "undo" | "redo">();
   private queue: Promise<unknown> = Promise.resolve();
@@ -190,13 +208,16 @@ export class Workspace {
     clearTimeout(this.holeTimer);
     this.holeTimer = undefined;
     clearTimeout(this.retryTimer);
+    this.inbound = Promise.resolve();
+    this.resolving = new Set();
     this.set({ feed: "connecting", ...(reason === "initial" ? { phase: "loading" as const, failure: undefined } : {}) });
     try {
-      // The cursor is read before the workflow, so the feed replays anything
-      // committed in between; the sequencer reconciles the overlap.
-      const cursor = await currentFeedCursor(this.deps.api);
+      // The runtime reads the feed position under the same lock as the
+      // document, so following the feed from it misses and repeats nothing.
       const view = await this.deps.api.workflow();
       if (generation !== this.generation) return;
+      const cursor = view.feed_cursor;
+      this.epoch = view.feed_epoch;
       const snapshot: Snapshot = {
         document: view.document,
         stateRevision: view.state_revision,
@@ -214,7 +235,7 @@ export class Workspace {
         recoveryRequired: view.recovery_required,
         history: this.historyView(),
       });
-      this.feedConnection = this.deps.openFeed(cursor, this.feedListener(generation));
+      this.feedConnection = this.deps.openFeed({ epoch: view.feed_epoch, cursor }, this.feedListener(generation));
       this.refreshReadiness();
       if (reason === "resync") for (const tap of this.taps) tap.resynced?.();
     } catch (error) {
@@ -245,6 +266,11 @@ export class Workspace {
         );
         void this.load("resync");
       },
+      reset: () => {
+        if (!current()) return;
+        this.notify("info", "Reloaded the workflow: Somite was restarted", "Undo history starts again from here.");
+        void this.load("resync");
+      },
       status: (status) => {
         if (current()) this.set({ feed: status });
       },
@@ -258,16 +284,57 @@ export class Workspace {
 
   private receive(event: FeedEvent): void {
     for (const tap of this.taps) tap.event(event);
-    let sequenced: SequencedEvent;
+    const sequencer = this.sequencer;
+    const resolving = this.resolving;
+    if (!sequencer || sequencer.knows(event.cursor) || resolving.has(event.cursor)) return;
+    let transaction: TransactionEventData | undefined;
     try {
-      sequenced = toSequenced(event);
+      if (event.kind === "transaction") {
+        transaction = validate(transactionEventData, event.data, "GET /api/activity/stream", "a transaction event");
+      }
     } catch (error) {
       if (!(error instanceof ClientError)) throw error;
       this.notify("error", error.message, "The event was not applied; the workflow was reloaded.");
       void this.load("resync");
       return;
     }
-    this.offer(sequenced);
+    resolving.add(event.cursor);
+    this.inbound = this.inbound.then(async () => {
+      try {
+        if (transaction) {
+          // The event may be this tab's own edit, whose reply carries the
+          // graph: let the request in flight answer before fetching it.
+          await this.ownRequest;
+          if (sequencer.knows(event.cursor)) return;
+        }
+        this.offer(await this.sequenced(event.cursor, transaction), sequencer);
+      } catch (error) {
+        if (sequencer !== this.sequencer) return;
+        const { title, detail } = describeFailure(error);
+        this.notify("info", `Reloaded the workflow: the graph of an edit could not be read (${title})`, detail);
+        void this.load("resync");
+      } finally {
+        resolving.delete(event.cursor);
+      }
+    });
+  }
+
+  /** The event as the sequencer takes it, with a transaction's graph fetched by its state revision. */
+  private async sequenced(cursor: number, data: TransactionEventData | undefined): Promise<SequencedEvent> {
+    if (!data) return { cursor };
+    const outcome = data.outcome;
+    const view = await this.deps.api.workflowAt(outcome.state_revision);
+    return {
+      cursor,
+      transaction: {
+        source: data.source.kind,
+        summary: outcome.summary,
+        previousStateRevision: outcome.previous_state_revision,
+        stateRevision: outcome.state_revision,
+        graphRevision: outcome.graph_revision,
+        document: view.document,
+      },
+    };
   }
 
   private offer(event: SequencedEvent, sequencer = this.sequencer): void {
@@ -311,9 +378,9 @@ export class Workspace {
   private async fillHole(sequencer: FeedSequencer): Promise<void> {
     if (sequencer !== this.sequencer || !sequencer.hasGap) return;
     try {
-      const page = await this.deps.api.activity(sequencer.cursor);
+      const page = await this.deps.api.activity({ epoch: this.epoch, cursor: sequencer.cursor });
       if (sequencer !== this.sequencer) return;
-      if (page.gap_until !== null) {
+      if (page.reset || page.gap_until !== null) {
         void this.load("resync");
         return;
       }
@@ -325,8 +392,13 @@ export class Workspace {
 
   // ---- edits ----------------------------------------------------------------
 
+  /** Runs `work` after the edits before it and the feed events announced so far. */
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
+    const settled = async () => {
+      await this.inbound;
+      return work();
+    };
+    const run = this.queue.then(settled, settled);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -343,7 +415,7 @@ export class Workspace {
     }
     this.set({ pendingEdits: this.state.pendingEdits + 1 });
     try {
-      const reply = await this.deps.api.applyTransaction({
+      const reply = await this.request({
         base_state_revision: this.head.stateRevision,
         idempotency_key: idempotencyKey(),
         summary: summary.slice(0, MAX_SUMMARY_CHARS),
@@ -358,9 +430,20 @@ export class Workspace {
     }
   }
 
+  private request(transaction: GraphTransaction): Promise<TransactionReply> {
+    const request = this.deps.api.applyTransaction(transaction);
+    this.ownRequest = request.catch(() => undefined);
+    return request;
+  }
+
   /** This tab's own reply is applied at once; the feed's copy is then a duplicate. */
   private acceptReply(reply: TransactionReply, sequencer: FeedSequencer): void {
     if (reply.replayed || reply.cursor === undefined || !reply.document) return;
+    if (reply.epoch !== undefined && reply.epoch !== this.epoch) {
+      // Somite restarted since this tab loaded: the cursor is another feed's.
+      if (sequencer === this.sequencer) void this.load("resync");
+      return;
+    }
     this.advanceHead(reply.cursor, reply.state_revision);
     this.offer(
       {
@@ -417,7 +500,7 @@ export class Workspace {
     sequencer.hold();
     this.set({ pendingEdits: this.state.pendingEdits + 1 });
     try {
-      const reply = await this.deps.api.applyTransaction({
+      const reply = await this.request({
         base_state_revision: live.stateRevision,
         idempotency_key: idempotencyKey(),
         summary: `${label}: ${entry.summary}`.slice(0, MAX_SUMMARY_CHARS),
@@ -488,20 +571,4 @@ export class Workspace {
     this.state = { ...this.state, ...patch };
     for (const listener of this.listeners) listener();
   }
-}
-
-function toSequenced(event: FeedEvent): SequencedEvent {
-  if (event.kind !== "transaction") return { cursor: event.cursor };
-  const data = validate(transactionEventData, event.data, "GET /api/activity/stream", "a transaction event");
-  return {
-    cursor: event.cursor,
-    transaction: {
-      source: data.source.kind,
-      summary: data.outcome.summary,
-      previousStateRevision: data.outcome.previous_state_revision,
-      stateRevision: data.outcome.state_revision,
-      graphRevision: data.outcome.graph_revision,
-      document: data.document,
-    },
-  };
 }

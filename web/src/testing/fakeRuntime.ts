@@ -1,7 +1,8 @@
 /**
  * An in-memory Somite runtime for unit tests: compare-and-swap transactions,
  * idempotent replay, a cursor-numbered feed whose delivery the test controls
- * (hold, duplicate, drop, reorder), and the activity backlog.
+ * (hold, duplicate, drop, reorder), the activity backlog, documents by state
+ * revision (which the test can make forget), and restarts (a new epoch).
  */
 import type { SomiteApi } from "../api/endpoints";
 import { ApiError } from "../api/errors";
@@ -9,6 +10,7 @@ import type { FeedConnection, FeedListener } from "../api/feed";
 import type {
   Assessment,
   FeedEvent,
+  FeedPosition,
   GraphTransaction,
   Operation,
   TransactionReply,
@@ -23,7 +25,13 @@ interface Subscriber {
 
 export class FakeRuntime {
   document: WorkflowDocument;
+  /** This runtime process's feed epoch; a restart changes it. */
+  epoch = "a1";
   readonly events: FeedEvent[] = [];
+  /** What `workflowAt` serves: every state so far, until `forgetDocuments`. */
+  private readonly documents = new Map<string, WorkflowDocument>();
+  /** State revisions asked for through `workflowAt`. */
+  readonly fetchedRevisions: string[] = [];
   /** Feed events not yet pushed to subscribers (when `autoDeliver` is off). */
   readonly undelivered: FeedEvent[] = [];
   autoDeliver = true;
@@ -36,6 +44,7 @@ export class FakeRuntime {
 
   constructor(document: WorkflowDocument) {
     this.document = document;
+    this.documents.set(this.stateRevision, structuredClone(document));
   }
 
   get stateRevision(): string {
@@ -63,7 +72,15 @@ export class FakeRuntime {
         recovery_required: null,
         catalog_revision: revisionOf("catalog"),
         document: structuredClone(this.document),
+        feed_cursor: this.lastCursor,
+        feed_epoch: this.epoch,
       }),
+    workflowAt: (stateRevision) => {
+      this.fetchedRevisions.push(stateRevision);
+      const document = this.documents.get(stateRevision);
+      if (!document) return Promise.reject(new ApiError("GET /api/workflow", 404, "not_found", "not held", "reload", {}));
+      return Promise.resolve({ state_revision: stateRevision, graph_revision: revisionOf("graph"), document: structuredClone(document) });
+    },
     applyTransaction: (transaction) =>
       Promise.resolve().then(() => {
         const race = this.raceNext;
@@ -74,19 +91,30 @@ export class FakeRuntime {
     readiness: () => Promise.resolve(this.assessment()),
     searchCatalog: () => Promise.reject(new Error("not used")),
     operator: () => Promise.reject(new Error("not used")),
-    activity: (after) =>
-      Promise.resolve({
+    activity: (position) => {
+      if (position && position.epoch !== this.epoch) {
+        return Promise.resolve({ epoch: this.epoch, last_cursor: this.lastCursor, reset: true, gap_until: null, events: [] });
+      }
+      const after = position?.cursor ?? 0;
+      return Promise.resolve({
+        epoch: this.epoch,
         last_cursor: this.lastCursor,
+        reset: false,
         gap_until: after + 1 < this.firstAvailable && after < this.lastCursor ? this.firstAvailable : null,
         events: this.events.filter((e) => e.cursor > after && e.cursor >= this.firstAvailable),
-      }),
+      });
+    },
   };
 
-  readonly openFeed = (after: number, listener: FeedListener): FeedConnection => {
+  readonly openFeed = (position: FeedPosition, listener: FeedListener): FeedConnection => {
     const subscriber: Subscriber = { listener, open: true };
     this.subscribers.push(subscriber);
     listener.status("live");
-    if (after + 1 < this.firstAvailable && after < this.lastCursor) {
+    let after = position.cursor;
+    if (position.epoch !== this.epoch) {
+      listener.reset({ epoch: this.epoch, cursor: this.lastCursor });
+      after = this.lastCursor;
+    } else if (after + 1 < this.firstAvailable && after < this.lastCursor) {
       listener.gap({ after, first_available: this.firstAvailable });
     }
     for (const event of this.events.filter((e) => e.cursor > after && e.cursor >= this.firstAvailable)) {
@@ -98,9 +126,27 @@ export class FakeRuntime {
   /** An edit made by someone else: the agent, or another window. */
   applyAs(source: "human" | "agent", summary: string, operations: Operation[]): TransactionReply {
     return this.transact(
-      { base_state_revision: this.stateRevision, idempotency_key: `other-${String(this.lastCursor)}-key`, summary, operations },
+      { base_state_revision: this.stateRevision, idempotency_key: `other-${this.epoch}-${String(this.lastCursor)}-key`, summary, operations },
       source,
     );
+  }
+
+  /**
+   * A new runtime process on the same project: a new epoch whose cursors
+   * start again at 1. Open streams reconnect with their old position and
+   * are answered with a reset, as the real stream answers them.
+   */
+  restart(): void {
+    this.epoch = `${this.epoch}f`;
+    this.events.length = 0;
+    this.undelivered.length = 0;
+    this.firstAvailable = 1;
+    for (const s of this.subscribers.filter((x) => x.open)) s.listener.reset({ epoch: this.epoch, cursor: 0 });
+  }
+
+  /** The runtime no longer holds the documents of past states. */
+  forgetDocuments(): void {
+    this.documents.clear();
   }
 
   /** Runs `commit` after the next request was sent but before it is processed. */
@@ -143,7 +189,7 @@ export class FakeRuntime {
     const earlier = this.replies.get(transaction.idempotency_key);
     if (earlier) {
       if (earlier.digest !== digest) throw apiError(409, "idempotency_conflict", "key reused", {});
-      const { document: _d, cursor: _c, ...rest } = earlier.reply;
+      const { document: _d, cursor: _c, epoch: _e, ...rest } = earlier.reply;
       return { ...rest, replayed: true };
     }
     if (transaction.base_state_revision !== this.stateRevision) {
@@ -169,13 +215,14 @@ export class FakeRuntime {
       replayed: false,
     };
     const cursor = this.lastCursor + 1;
+    this.documents.set(outcome.state_revision, structuredClone(next));
     this.publish({
       cursor,
       kind: "transaction",
       time_ms: 0,
-      data: { source: { kind: source, activity: null }, outcome, document: structuredClone(next) },
+      data: { source: { kind: source, activity: null }, outcome, operations: structuredClone(transaction.operations) },
     });
-    const reply: TransactionReply = { ...outcome, document: structuredClone(next), cursor };
+    const reply: TransactionReply = { ...outcome, document: structuredClone(next), cursor, epoch: this.epoch };
     this.replies.set(transaction.idempotency_key, { digest, reply });
     return reply;
   }
