@@ -10,6 +10,7 @@
 //! blocked readiness) come back as `isError: true` results carrying the
 //! runtime's `{code, message, recovery}` envelope.
 
+use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolOutcome, outcome_schema_with};
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -467,9 +468,52 @@ impl SomiteServer {
                 capability,
                 client,
             },
-            tool_router: Self::tool_router(),
+            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
         })
     }
+
+    /// The tools this server advertises, as `tools/list` returns them.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+}
+
+/// What each tool's work does (see [`effects`]); its annotations follow.
+pub fn tool_effects(tool: &str) -> Option<Effects> {
+    const EDITS: Effects = Effects {
+        effects: &[Effect::Writes, Effect::Destroys],
+        idempotent: true,
+    };
+    // Compiling writes the package and runs `pixi lock`, which solves
+    // against the package channels; launches also run `pixi install` and
+    // Nextflow, which download packages and containers.
+    const REACHES_CHANNELS: Effects = Effects {
+        effects: &[Effect::Writes, Effect::ReachesNetwork],
+        idempotent: true,
+    };
+    Some(match tool {
+        "somite.workflow.get"
+        | "somite.readiness.get"
+        | "somite.catalog.search"
+        | "somite.run.status"
+        | "somite.evidence.lookup" => Effects::READ_LOCAL,
+        // An edit may remove nodes and edges; cancelling stops a run.
+        "somite.graph.apply_transaction" | "somite.run.cancel" => EDITS,
+        "somite.workflow.compile" | "somite.run.start" | "somite.validation.start" => {
+            REACHES_CHANNELS
+        }
+        _ => return None,
+    })
+}
+
+/// Arguments that do not match a tool's input schema, as the runtime's
+/// envelope for a malformed request.
+fn argument_error(message: String) -> Value {
+    serde_json::json!({
+        "code": somite_workflow::ErrorCode::InvalidRequest.as_str(),
+        "message": message,
+        "recovery": "pass only the arguments the tool's inputSchema declares, with their declared types",
+    })
 }
 
 #[tool_router]
@@ -477,7 +521,7 @@ impl SomiteServer {
     /// Read the current typed graph, its full state revision and its semantic revision.
     #[tool(
         name = "somite.workflow.get",
-        annotations(title = "Read the workflow", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Read the workflow"),
         output_schema = outcome_schema::<WorkflowState>()
     )]
     async fn workflow_get(
@@ -495,7 +539,7 @@ impl SomiteServer {
     /// Read the Workflow assessment: ordered requirements, node support, input controls, known resolutions, recipes and escalation eligibility for the current graph revision.
     #[tool(
         name = "somite.readiness.get",
-        annotations(title = "Assess readiness", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Assess readiness"),
         output_schema = outcome_schema::<Readiness>()
     )]
     async fn readiness_get(
@@ -513,7 +557,7 @@ impl SomiteServer {
     /// Search exact operator contracts, ports, parameters, Pixi packages and revisions, with deterministic ranking, matched terms and an opaque cursor bound to the query and catalog revision.
     #[tool(
         name = "somite.catalog.search",
-        annotations(title = "Search the operator catalog", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Search the operator catalog"),
         output_schema = outcome_schema::<CatalogPage>()
     )]
     async fn catalog_search(
@@ -540,7 +584,7 @@ impl SomiteServer {
     /// Apply up to 64 graph operations as one validated compare-and-swap transaction.
     #[tool(
         name = "somite.graph.apply_transaction",
-        annotations(title = "Edit the workflow", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Edit the workflow"),
         output_schema = outcome_schema::<TransactionResult>()
     )]
     async fn apply_transaction(
@@ -569,7 +613,7 @@ impl SomiteServer {
     /// Freeze the current graph through the production compiler (refused while readiness is blocked) and attach one verified package to this session's shared Pixi/Nextflow workspace root; returns output_path relative to that root.
     #[tool(
         name = "somite.workflow.compile",
-        annotations(title = "Compile the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Compile the workflow"),
         output_schema = outcome_schema::<CompileResult>()
     )]
     async fn workflow_compile(
@@ -592,7 +636,7 @@ impl SomiteServer {
     /// Start a run of the current graph on its configured inputs (refused with workflow_not_ready while readiness is blocked); executes the compiled package under `pixi run --frozen`.
     #[tool(
         name = "somite.run.start",
-        annotations(title = "Run the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Run the workflow"),
         output_schema = outcome_schema::<RunStartedResult>()
     )]
     async fn run_start(
@@ -623,7 +667,7 @@ impl SomiteServer {
     /// Validate the current graph on small representative fixtures through the same frozen path; it ends with an evidence receipt for the exact graph revision. A graph is validated only when somite.evidence.lookup says so.
     #[tool(
         name = "somite.validation.start",
-        annotations(title = "Validate the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Validate the workflow"),
         output_schema = outcome_schema::<RunStartedResult>()
     )]
     async fn validation_start(
@@ -642,7 +686,7 @@ impl SomiteServer {
     /// Read a run's phase, node states and progress; long-poll with wait_ms (up to 25,000) to wait for the next change.
     #[tool(
         name = "somite.run.status",
-        annotations(title = "Read a run's status", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Read a run's status"),
         output_schema = outcome_schema::<RunStatusResult>()
     )]
     async fn run_status(
@@ -671,7 +715,7 @@ impl SomiteServer {
     /// Cancel a run or validation: its whole process group is stopped and it ends cancelled.
     #[tool(
         name = "somite.run.cancel",
-        annotations(title = "Cancel a run", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Cancel a run"),
         output_schema = outcome_schema::<RunStatusResult>()
     )]
     async fn run_cancel(
@@ -695,7 +739,7 @@ impl SomiteServer {
     /// Look up the immutable evidence receipts of a graph revision (default: the current graph), each re-verified on read.
     #[tool(
         name = "somite.evidence.lookup",
-        annotations(title = "Look up evidence", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Look up evidence"),
         output_schema = outcome_schema::<EvidenceResult>()
     )]
     async fn evidence_lookup(

@@ -535,7 +535,7 @@ async fn another_pixi_release_fails_closed_with_both_versions() {
     assert_eq!(envelope["code"], "toolchain_version_mismatch");
     let message = envelope["message"].as_str().expect("message");
     assert!(
-        message.contains("0.70.2") && message.contains("0.77.x"),
+        message.contains("0.70.2") && message.contains("0.77.1"),
         "{message}"
     );
 }
