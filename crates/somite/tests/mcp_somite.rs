@@ -15,6 +15,8 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 mod support;
 
 use serde_json::{Value, json};
+use somite_mcp::effects::Effect;
+use somite_mcp::somite_proxy::tool_effects;
 use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
 use std::collections::BTreeSet;
@@ -121,27 +123,42 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             let output = tool.output_schema.as_ref().expect("output schema");
             assert_eq!(output["type"], "object");
             assert!(output["$defs"].get("Failure").is_some(), "{}", tool.name);
+            // The hints follow from what each tool's work does, declared
+            // once beside the tools: compiling runs `pixi lock` and a launch
+            // runs Pixi and Nextflow, which reach package channels.
+            let effects = tool_effects(&tool.name).expect("every tool declares its effects");
             let annotations = tool.annotations.as_ref().expect("annotations");
-            let read_only = annotations.read_only_hint == Some(true);
             assert_eq!(
-                read_only,
-                !matches!(
-                    tool.name.as_ref(),
-                    "somite.graph.apply_transaction"
-                        | "somite.workflow.compile"
-                        | "somite.run.start"
-                        | "somite.validation.start"
-                        | "somite.run.cancel"
-                ),
+                annotations.read_only_hint,
+                Some(!effects.has(Effect::Writes) && !effects.has(Effect::Destroys)),
                 "{}",
                 tool.name
             );
-            // Launches run pipelines that may fetch packages and containers.
-            let launches = matches!(
-                tool.name.as_ref(),
-                "somite.run.start" | "somite.validation.start"
+            assert_eq!(
+                annotations.destructive_hint,
+                Some(effects.has(Effect::Destroys)),
+                "{}",
+                tool.name
             );
-            assert_eq!(annotations.open_world_hint, Some(launches), "{}", tool.name);
+            assert_eq!(
+                annotations.open_world_hint,
+                Some(effects.has(Effect::ReachesNetwork)),
+                "{}",
+                tool.name
+            );
+            assert_eq!(annotations.idempotent_hint, Some(effects.idempotent));
+        }
+        for runs_pixi in [
+            "somite.workflow.compile",
+            "somite.run.start",
+            "somite.validation.start",
+        ] {
+            let tool = tools.iter().find(|t| t.name == runs_pixi).unwrap();
+            assert_eq!(
+                tool.annotations.as_ref().and_then(|a| a.open_world_hint),
+                Some(true),
+                "{runs_pixi} runs Pixi, which reaches the package channels"
+            );
         }
         client.cancel().await.unwrap();
     }
@@ -251,13 +268,24 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
     assert_eq!(evidence["graph_revision"], applied["graph_revision"]);
 
     // A closed input schema: unknown arguments are refused, never ignored.
-    let Value::Object(extra) = json!({"surprise": 1}) else {
-        unreachable!()
-    };
-    let refused = client
-        .call_tool(CallToolRequestParams::new("somite.workflow.get").with_arguments(extra))
-        .await;
-    assert!(refused.is_err() || refused.is_ok_and(|r| r.is_error == Some(true)));
+    // It comes back like every other expected failure: `isError` with the
+    // structured envelope, not a transport error or bare text.
+    let refused = failure(&client, "somite.workflow.get", json!({"surprise": 1})).await;
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown field `surprise`")),
+        "{refused}"
+    );
+    let missing = failure(&client, "somite.run.start", json!({})).await;
+    assert_eq!(missing["code"], "invalid_request", "{missing}");
+    assert!(
+        missing["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("missing field `idempotency_key`")),
+        "{missing}"
+    );
 
     // The agent's edit is on the feed, attributed, and no secret is anywhere.
     let feed = fixture.server.state.feed.since(0);
