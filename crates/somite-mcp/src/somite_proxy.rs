@@ -8,14 +8,21 @@
 //! environment on every call — the value never appears in argv, logs or
 //! results. Expected failures (stale revision, unknown operator, bad cursor,
 //! blocked readiness) come back as `isError: true` results carrying the
-//! runtime's `{code, message, recovery}` envelope.
+//! runtime's `{code, message, recovery}` envelope, as do arguments that do
+//! not match a tool's schema (`invalid_request`). Compiling and launching
+//! may run a cold `pixi lock` for minutes: those calls have no deadline of
+//! the proxy's own and report MCP progress while they wait (see `Work`), so
+//! the agent never sees a failure while the work goes on.
 
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolOutcome, outcome_schema_with};
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, JsonObject, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    Implementation, JsonObject, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
@@ -32,8 +39,12 @@ const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
 /// Bound on one runtime response (the document envelope plus room for the
 /// reply around it).
 const MAX_RESPONSE_BYTES: usize = 80 * 1024 * 1024;
-/// Bound on one runtime call; long-polls stay well below it.
+/// Bound on one quick runtime call; long-polls stay well below it.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Between progress notifications while long work runs. MCP clients give
+/// up on a request after a timeout of their own (60 s in the TypeScript
+/// SDK) unless progress resets it.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 const INSTRUCTIONS: &str = "Somite's workflow canvas. Work on it directly with these tools: \
 1) call somite.workflow.get first and keep its state_revision; 2) find operators with short, \
@@ -363,9 +374,36 @@ struct Runtime {
     client: reqwest::Client,
 }
 
+/// How long a runtime call may take.
+#[derive(Debug, Clone, Copy)]
+enum Work {
+    /// Answers within [`CALL_TIMEOUT`] (reads, edits, long-polls).
+    Quick,
+    /// May run a cold `pixi lock` or install for minutes (compile, launches):
+    /// no deadline of the proxy's own, since giving up would report a
+    /// failure while the runtime goes on and finishes the work. The runtime
+    /// bounds the Pixi it runs, a runtime that exits closes the connection,
+    /// and the client can cancel. Meanwhile the proxy reports progress every
+    /// [`PROGRESS_INTERVAL`] to a client that sent a progress token, naming
+    /// what it waits for.
+    Long(&'static str),
+}
+
 impl Runtime {
     async fn call<T: serde::de::DeserializeOwned>(
         &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<T, Failure> {
+        self.call_for(Work::Quick, method, path, body, context)
+            .await
+    }
+
+    async fn call_for<T: serde::de::DeserializeOwned>(
+        &self,
+        work: Work,
         method: reqwest::Method,
         path: &str,
         body: Option<&Value>,
@@ -380,6 +418,9 @@ impl Runtime {
         }
         if let Some(body) = body {
             request = request.json(body);
+        }
+        if let Work::Quick = work {
+            request = request.timeout(CALL_TIMEOUT);
         }
         let call = async {
             let response = request.send().await.map_err(unreachable_runtime)?;
@@ -405,13 +446,38 @@ impl Runtime {
                 )
             }
         };
+        let progress = async {
+            match (work, context.meta.get_progress_token()) {
+                (Work::Long(what), Some(token)) => report_progress(what, token, context).await,
+                _ => std::future::pending().await,
+            }
+        };
         tokio::select! {
             result = call => result,
+            () = progress => unreachable!("progress reporting never ends"),
             () = context.ct.cancelled() => Err(Failure::new(
                 "cancelled",
                 "the call was cancelled by the client",
                 "nothing more to do; a transaction that was already applied stays applied and replays with the same idempotency key",
             )),
+        }
+    }
+}
+
+/// Notifies the client that `what` is still under way: once at once, then
+/// every [`PROGRESS_INTERVAL`], with the seconds waited as the progress.
+/// Never returns; the caller stops it when the work ends.
+async fn report_progress(what: &str, token: ProgressToken, context: &RequestContext<RoleServer>) {
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval(PROGRESS_INTERVAL);
+    loop {
+        ticks.tick().await;
+        let waited = started.elapsed().as_secs();
+        let notification = ProgressNotificationParam::new(token.clone(), waited as f64)
+            .with_message(format!("{what}: still working after {waited} s"));
+        // A client that cannot take the notification still gets the result.
+        if let Err(error) = context.peer.notify_progress(notification).await {
+            tracing::debug!(%error, "cannot send a progress notification");
         }
     }
 }
@@ -458,10 +524,8 @@ impl SomiteServer {
     /// (normally read from [`CAPABILITY_ENV`]).
     pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
         let base = loopback_base_url(server_url)?;
-        let client = reqwest::Client::builder()
-            .timeout(CALL_TIMEOUT)
-            .no_proxy()
-            .build()?;
+        // No client-wide timeout: each call sets its own (see `Work`).
+        let client = reqwest::Client::builder().no_proxy().build()?;
         Ok(SomiteServer {
             runtime: Runtime {
                 base,
@@ -623,7 +687,8 @@ impl SomiteServer {
     ) -> Outcome<CompileResult> {
         ToolOutcome(
             self.runtime
-                .call(
+                .call_for(
+                    Work::Long("compiling the workflow (Pixi may be solving against the channels)"),
                     reqwest::Method::POST,
                     "/compile",
                     Some(&Value::Object(Map::new())),
@@ -654,7 +719,8 @@ impl SomiteServer {
         }
         ToolOutcome(
             self.runtime
-                .call(
+                .call_for(
+                    Work::Long("preparing the run"),
                     reqwest::Method::POST,
                     "/runs",
                     Some(&Value::Object(body)),
@@ -678,7 +744,13 @@ impl SomiteServer {
         let body = serde_json::json!({"idempotency_key": args.idempotency_key});
         ToolOutcome(
             self.runtime
-                .call(reqwest::Method::POST, "/validations", Some(&body), &context)
+                .call_for(
+                    Work::Long("preparing the validation"),
+                    reqwest::Method::POST,
+                    "/validations",
+                    Some(&body),
+                    &context,
+                )
                 .await,
         )
     }
