@@ -291,6 +291,10 @@ async fn an_unknown_argument_is_refused() {
         text.is_some_and(|text| text.contains("unknown field `shell`")),
         "{text:?}"
     );
+    // The same structured envelope as every other expected failure.
+    let envelope = result.structured_content.expect("structured error");
+    assert_eq!(envelope["code"], "invalid_argument", "{envelope}");
+    assert!(envelope["recovery"].is_string(), "{envelope}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
