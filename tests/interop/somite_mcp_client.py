@@ -6,7 +6,7 @@ specification. This script is the interoperability check the tracker asks
 for: a client nobody on the team wrote (`mcp` from PyPI, pinned in
 requirements.txt next to it) connects over stdio, initializes with protocol
 2025-11-25, lists the tools, checks every input and output schema as JSON
-Schema (Draft 2020-12), calls tools and validates each result's
+Schema (Draft 2020-12) with only formats the validator knows, calls tools and validates each result's
 structuredContent against the tool's declared outputSchema.
 
 Usage (crates/somite/tests/mcp_interop.rs runs it):
@@ -58,7 +58,18 @@ def validate(instance: Any, schema: dict[str, Any], what: str) -> None:
         raise InteropFailure(f"{what} does not match its outputSchema: {details}")
 
 
+def formats(schema: Any) -> list[str]:
+    """Every `format` value anywhere in a schema."""
+    if isinstance(schema, dict):
+        found = [schema["format"]] if isinstance(schema.get("format"), str) else []
+        return found + [f for value in schema.values() for f in formats(value)]
+    if isinstance(schema, list):
+        return [f for item in schema for f in formats(item)]
+    return []
+
+
 async def run(binary: str, url: str, capability: str) -> dict[str, Any]:
+    known_formats = set(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
     # A non-None env replaces the child's whole environment: give it only a
     # PATH and the capability.
     server = StdioServerParameters(
@@ -92,6 +103,11 @@ async def run(binary: str, url: str, capability: str) -> dict[str, Any]:
                         jsonschema.Draft202012Validator.check_schema(schema)
                     except jsonschema.SchemaError as e:
                         raise InteropFailure(f"{name}'s {kind} is not valid JSON Schema 2020-12: {e.message}")
+                    # Strict clients (Ajv in the TypeScript SDK) warn about
+                    # and ignore a format they do not know, e.g. schemars'
+                    # "uint64": every format must be one the validator knows.
+                    unknown = sorted(set(formats(schema)) - known_formats)
+                    check(not unknown, f"{name}'s {kind} uses unknown formats {unknown}")
 
             async def call(name: str, arguments: dict[str, Any], expect_error: bool) -> dict[str, Any]:
                 check(name in tools, f"{name} is not advertised")

@@ -74,6 +74,16 @@ impl ToolError {
     }
 }
 
+/// Arguments that do not match a tool's input schema, as the toolchain
+/// servers' envelope (see [`crate::effects::finish`]).
+pub fn argument_error(message: String) -> Value {
+    serde_json::json!({
+        "code": ErrorCode::InvalidArgument,
+        "message": message,
+        "recovery": "Pass only the arguments the tool's inputSchema declares, with their declared types.",
+    })
+}
+
 /// What a tool function returns: its success value or a failure envelope
 /// (the toolchain servers' [`ToolError`] unless a server has its own).
 pub struct ToolOutcome<T, E = ToolError>(pub Result<T, E>);

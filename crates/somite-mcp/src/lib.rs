@@ -15,6 +15,8 @@
 //! - [`confine`]: workspace-root path containment.
 //! - [`process`]: the bounded process runner.
 //! - [`toolchain`]: locating a binary and checking its version fails closed.
+//! - [`effects`]: each tool's declared effects, the annotations derived from
+//!   them, standard schemas and structured argument errors for every server.
 //! - [`docs`]: the versioned manual catalog, its cache, Markdown
 //!   normalisation and full-text index.
 //! - [`pixi`] and [`nextflow`]: the two MCP servers.
@@ -25,6 +27,7 @@
 
 pub mod confine;
 pub mod docs;
+pub mod effects;
 pub mod envelope;
 pub mod limits;
 pub mod nextflow;

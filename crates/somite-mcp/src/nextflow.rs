@@ -16,7 +16,8 @@ use crate::docs::NEXTFLOW_MANUAL;
 use crate::docs::tools::{
     DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
 };
-use crate::envelope::{ErrorCode, ToolError, ToolOutcome, outcome_schema};
+use crate::effects::{self, Effect, Effects};
+use crate::envelope::{ErrorCode, ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::limits::{DEFAULT_TIMEOUT, STREAM_CAPTURE_LIMIT};
 use crate::pixi::NoArguments;
 use crate::toolchain::NEXTFLOW_CONTRACT;
@@ -235,8 +236,13 @@ impl NextflowServer {
         )?;
         Ok(Self {
             core: Arc::new(core),
-            tool_router: Self::tool_router(),
+            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
         })
+    }
+
+    /// The tools this server advertises, as `tools/list` returns them.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
     }
 
     /// The project directory, checked with the files Nextflow keeps in it.
@@ -506,12 +512,39 @@ fn read_bounded(path: &std::path::Path) -> Option<(String, bool)> {
     Some((String::from_utf8_lossy(&bytes).into_owned(), truncated))
 }
 
+/// What each tool's work does (see [`effects`]); its annotations follow.
+pub fn tool_effects(tool: &str) -> Option<Effects> {
+    use Effect::{Destroys, ReachesNetwork, Writes};
+    Some(match tool {
+        // The manual, the version banner, and `nextflow log` over the
+        // project's own history.
+        "nextflow_docs_search"
+        | "nextflow_docs_read"
+        | "nextflow_docs_list"
+        | "nextflow_runtime_info"
+        | "nextflow_history" => Effects::READ_LOCAL,
+        // `lint`, `config`, `inspect` and `-preview` write `.nextflow/` and
+        // may download the plugins the configuration names.
+        "nextflow_analyze" => Effects {
+            effects: &[Writes, ReachesNetwork],
+            idempotent: true,
+        },
+        // A pipeline runs its processes' scripts and fetches their
+        // containers and packages.
+        "nextflow_run" => Effects {
+            effects: &[Writes, Destroys, ReachesNetwork],
+            idempotent: false,
+        },
+        _ => return None,
+    })
+}
+
 #[tool_router]
 impl NextflowServer {
     /// Full-text search of the Nextflow 26.04 manual; returns ranked pages with snippets.
     #[tool(
         name = "nextflow_docs_search",
-        annotations(title = "Search the Nextflow manual", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Search the Nextflow manual"),
         output_schema = outcome_schema::<DocsSearch>()
     )]
     async fn nextflow_docs_search(
@@ -524,7 +557,7 @@ impl NextflowServer {
     /// Read one page of the Nextflow 26.04 manual as Markdown, in bounded slices.
     #[tool(
         name = "nextflow_docs_read",
-        annotations(title = "Read a Nextflow manual page", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Read a Nextflow manual page"),
         output_schema = outcome_schema::<DocsPage>()
     )]
     async fn nextflow_docs_read(
@@ -537,7 +570,7 @@ impl NextflowServer {
     /// List every page of the Nextflow 26.04 manual (path, title, size).
     #[tool(
         name = "nextflow_docs_list",
-        annotations(title = "List the Nextflow manual", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "List the Nextflow manual"),
         output_schema = outcome_schema::<DocsList>()
     )]
     async fn nextflow_docs_list(
@@ -550,7 +583,7 @@ impl NextflowServer {
     /// The installed Nextflow's version (checked against 26.04.x) and `nextflow info -o json`.
     #[tool(
         name = "nextflow_runtime_info",
-        annotations(title = "Nextflow runtime", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Nextflow runtime"),
         output_schema = outcome_schema::<RuntimeInfo>()
     )]
     async fn nextflow_runtime_info(
@@ -567,7 +600,7 @@ impl NextflowServer {
     /// Analyse a project without running its processes: lint (`-o json`), resolved config, inspect, preview DAG, process names, parameters.
     #[tool(
         name = "nextflow_analyze",
-        annotations(title = "Analyse a Nextflow project", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Analyse a Nextflow project"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn nextflow_analyze(
@@ -581,7 +614,7 @@ impl NextflowServer {
     /// Run a pipeline script of the workspace: preview (`-preview`), stub (`-stub-run`) or full.
     #[tool(
         name = "nextflow_run",
-        annotations(title = "Run a Nextflow pipeline", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true),
+        annotations(title = "Run a Nextflow pipeline"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn nextflow_run(
@@ -595,7 +628,7 @@ impl NextflowServer {
     /// Read the history of a project: its past runs, or the task trace of one run (`nextflow log`).
     #[tool(
         name = "nextflow_history",
-        annotations(title = "Nextflow run history", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Nextflow run history"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn nextflow_history(

@@ -12,7 +12,8 @@ use crate::docs::PIXI_MANUAL;
 use crate::docs::tools::{
     DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
 };
-use crate::envelope::{ErrorCode, ToolError, ToolOutcome, outcome_schema};
+use crate::effects::{self, Effect, Effects};
+use crate::envelope::{ErrorCode, ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::toolchain::PIXI_CONTRACT;
 use crate::toolserver::{
     CliResult, RuntimeInfo, ServerCore, ServerOptions, StartError, checked_name, checked_text,
@@ -301,8 +302,13 @@ impl PixiServer {
         )?;
         Ok(Self {
             core: Arc::new(core),
-            tool_router: Self::tool_router(),
+            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
         })
+    }
+
+    /// The tools this server advertises, as `tools/list` returns them.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
     }
 
     fn workspace(&self, requested: Option<&str>) -> Result<Workspace, ToolError> {
@@ -692,12 +698,50 @@ fn names_in(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
     }
 }
 
+/// What each tool's work does (see [`effects`]); its annotations follow.
+pub fn tool_effects(tool: &str) -> Option<Effects> {
+    use Effect::{Destroys, ReachesNetwork, Writes};
+    Some(match tool {
+        // The manual, `pixi info`, and `list`/`tree` with `--frozen
+        // --no-install` read what is on disk.
+        "pixi_docs_search" | "pixi_docs_read" | "pixi_docs_list" | "pixi_runtime_info"
+        | "pixi_inspect" => Effects::READ_LOCAL,
+        // `pixi search` queries the channels and writes nothing.
+        "pixi_package_search" => Effects {
+            effects: &[ReachesNetwork],
+            idempotent: true,
+        },
+        // `add`/`remove` rewrite the manifest and re-solve the lock file.
+        "pixi_dependency" => Effects {
+            effects: &[Writes, Destroys, ReachesNetwork],
+            idempotent: false,
+        },
+        // `lock` solves against the channels and rewrites `pixi.lock`;
+        // `install` downloads packages into `.pixi/envs`.
+        "pixi_lock" | "pixi_environment" => Effects {
+            effects: &[Writes, ReachesNetwork],
+            idempotent: true,
+        },
+        // Metadata reads plus a `--frozen` export from the lock file.
+        "pixi_workspace" => Effects {
+            effects: &[Writes],
+            idempotent: true,
+        },
+        // A task runs the manifest's own command, which may do anything.
+        "pixi_task" => Effects {
+            effects: &[Writes, Destroys, ReachesNetwork],
+            idempotent: false,
+        },
+        _ => return None,
+    })
+}
+
 #[tool_router]
 impl PixiServer {
     /// Full-text search of the Pixi 0.77 manual; returns ranked pages with snippets.
     #[tool(
         name = "pixi_docs_search",
-        annotations(title = "Search the Pixi manual", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Search the Pixi manual"),
         output_schema = outcome_schema::<DocsSearch>()
     )]
     async fn pixi_docs_search(
@@ -710,7 +754,7 @@ impl PixiServer {
     /// Read one page of the Pixi 0.77 manual as Markdown, in bounded slices.
     #[tool(
         name = "pixi_docs_read",
-        annotations(title = "Read a Pixi manual page", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Read a Pixi manual page"),
         output_schema = outcome_schema::<DocsPage>()
     )]
     async fn pixi_docs_read(
@@ -723,7 +767,7 @@ impl PixiServer {
     /// List every page of the Pixi 0.77 manual (path, title, size).
     #[tool(
         name = "pixi_docs_list",
-        annotations(title = "List the Pixi manual", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "List the Pixi manual"),
         output_schema = outcome_schema::<DocsList>()
     )]
     async fn pixi_docs_list(
@@ -736,7 +780,7 @@ impl PixiServer {
     /// The installed Pixi's version (checked against 0.77.x) and `pixi info --json`.
     #[tool(
         name = "pixi_runtime_info",
-        annotations(title = "Pixi runtime", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Pixi runtime"),
         output_schema = outcome_schema::<RuntimeInfo>()
     )]
     async fn pixi_runtime_info(
@@ -753,7 +797,7 @@ impl PixiServer {
     /// Inspect a workspace without changing it: its manifest (`pixi info`), an environment's locked packages (`pixi list`), or its dependency tree (`pixi tree`).
     #[tool(
         name = "pixi_inspect",
-        annotations(title = "Inspect a Pixi workspace", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Inspect a Pixi workspace"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_inspect(
@@ -767,7 +811,7 @@ impl PixiServer {
     /// Search conda channels for a package (`pixi search --json`).
     #[tool(
         name = "pixi_package_search",
-        annotations(title = "Search conda packages", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Search conda packages"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_package_search(
@@ -781,7 +825,7 @@ impl PixiServer {
     /// Add or remove dependencies in the manifest (`pixi add` / `pixi remove`, with `--no-install` unless install is true). Writes pixi.toml and pixi.lock.
     #[tool(
         name = "pixi_dependency",
-        annotations(title = "Add or remove a Pixi dependency", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true),
+        annotations(title = "Add or remove a Pixi dependency"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_dependency(
@@ -795,7 +839,7 @@ impl PixiServer {
     /// Solve and write pixi.lock (`lock`), or check whether it is up to date without writing (`check`).
     #[tool(
         name = "pixi_lock",
-        annotations(title = "Lock a Pixi workspace", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Lock a Pixi workspace"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_lock(
@@ -809,7 +853,7 @@ impl PixiServer {
     /// Read workspace metadata (name, version, channels, platforms, environments, features) or export conda explicit specs from the lock file to a directory.
     #[tool(
         name = "pixi_workspace",
-        annotations(title = "Pixi workspace metadata and export", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Pixi workspace metadata and export"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_workspace(
@@ -823,7 +867,7 @@ impl PixiServer {
     /// Install an environment (`pixi install`); downloads packages.
     #[tool(
         name = "pixi_environment",
-        annotations(title = "Install a Pixi environment", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Install a Pixi environment"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_environment(
@@ -837,7 +881,7 @@ impl PixiServer {
     /// List the workspace's tasks (`list`, read-only) or run one task the manifest defines (`run`, executes its command).
     #[tool(
         name = "pixi_task",
-        annotations(title = "List or run a Pixi task", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = true),
+        annotations(title = "List or run a Pixi task"),
         output_schema = outcome_schema::<CliResult>()
     )]
     async fn pixi_task(

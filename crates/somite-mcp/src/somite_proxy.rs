@@ -8,13 +8,21 @@
 //! environment on every call — the value never appears in argv, logs or
 //! results. Expected failures (stale revision, unknown operator, bad cursor,
 //! blocked readiness) come back as `isError: true` results carrying the
-//! runtime's `{code, message, recovery}` envelope.
+//! runtime's `{code, message, recovery}` envelope, as do arguments that do
+//! not match a tool's schema (`invalid_request`). Compiling and launching
+//! may run a cold `pixi lock` for minutes: those calls have no deadline of
+//! the proxy's own and report MCP progress while they wait (see `Work`), so
+//! the agent never sees a failure while the work goes on.
 
+use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolOutcome, outcome_schema_with};
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, JsonObject, ProtocolVersion, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    Implementation, JsonObject, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
+};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
@@ -31,8 +39,12 @@ const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
 /// Bound on one runtime response (the document envelope plus room for the
 /// reply around it).
 const MAX_RESPONSE_BYTES: usize = 80 * 1024 * 1024;
-/// Bound on one runtime call; long-polls stay well below it.
+/// Bound on one quick runtime call; long-polls stay well below it.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+/// Between progress notifications while long work runs. MCP clients give
+/// up on a request after a timeout of their own (60 s in the TypeScript
+/// SDK) unless progress resets it.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 const INSTRUCTIONS: &str = "Somite's workflow canvas. Work on it directly with these tools: \
 1) call somite.workflow.get first and keep its state_revision; 2) find operators with short, \
@@ -366,9 +378,36 @@ struct Runtime {
     client: reqwest::Client,
 }
 
+/// How long a runtime call may take.
+#[derive(Debug, Clone, Copy)]
+enum Work {
+    /// Answers within [`CALL_TIMEOUT`] (reads, edits, long-polls).
+    Quick,
+    /// May run a cold `pixi lock` or install for minutes (compile, launches):
+    /// no deadline of the proxy's own, since giving up would report a
+    /// failure while the runtime goes on and finishes the work. The runtime
+    /// bounds the Pixi it runs, a runtime that exits closes the connection,
+    /// and the client can cancel. Meanwhile the proxy reports progress every
+    /// [`PROGRESS_INTERVAL`] to a client that sent a progress token, naming
+    /// what it waits for.
+    Long(&'static str),
+}
+
 impl Runtime {
     async fn call<T: serde::de::DeserializeOwned>(
         &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<T, Failure> {
+        self.call_for(Work::Quick, method, path, body, context)
+            .await
+    }
+
+    async fn call_for<T: serde::de::DeserializeOwned>(
+        &self,
+        work: Work,
         method: reqwest::Method,
         path: &str,
         body: Option<&Value>,
@@ -383,6 +422,9 @@ impl Runtime {
         }
         if let Some(body) = body {
             request = request.json(body);
+        }
+        if let Work::Quick = work {
+            request = request.timeout(CALL_TIMEOUT);
         }
         let call = async {
             let response = request.send().await.map_err(unreachable_runtime)?;
@@ -408,13 +450,38 @@ impl Runtime {
                 )
             }
         };
+        let progress = async {
+            match (work, context.meta.get_progress_token()) {
+                (Work::Long(what), Some(token)) => report_progress(what, token, context).await,
+                _ => std::future::pending().await,
+            }
+        };
         tokio::select! {
             result = call => result,
+            () = progress => unreachable!("progress reporting never ends"),
             () = context.ct.cancelled() => Err(Failure::new(
                 "cancelled",
                 "the call was cancelled by the client",
                 "nothing more to do; a transaction that was already applied stays applied and replays with the same idempotency key",
             )),
+        }
+    }
+}
+
+/// Notifies the client that `what` is still under way: once at once, then
+/// every [`PROGRESS_INTERVAL`], with the seconds waited as the progress.
+/// Never returns; the caller stops it when the work ends.
+async fn report_progress(what: &str, token: ProgressToken, context: &RequestContext<RoleServer>) {
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval(PROGRESS_INTERVAL);
+    loop {
+        ticks.tick().await;
+        let waited = started.elapsed().as_secs();
+        let notification = ProgressNotificationParam::new(token.clone(), waited as f64)
+            .with_message(format!("{what}: still working after {waited} s"));
+        // A client that cannot take the notification still gets the result.
+        if let Err(error) = context.peer.notify_progress(notification).await {
+            tracing::debug!(%error, "cannot send a progress notification");
         }
     }
 }
@@ -461,19 +528,60 @@ impl SomiteServer {
     /// (normally read from [`CAPABILITY_ENV`]).
     pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
         let base = loopback_base_url(server_url)?;
-        let client = reqwest::Client::builder()
-            .timeout(CALL_TIMEOUT)
-            .no_proxy()
-            .build()?;
+        // No client-wide timeout: each call sets its own (see `Work`).
+        let client = reqwest::Client::builder().no_proxy().build()?;
         Ok(SomiteServer {
             runtime: Runtime {
                 base,
                 capability,
                 client,
             },
-            tool_router: Self::tool_router(),
+            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
         })
     }
+
+    /// The tools this server advertises, as `tools/list` returns them.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tool_router.list_all()
+    }
+}
+
+/// What each tool's work does (see [`effects`]); its annotations follow.
+pub fn tool_effects(tool: &str) -> Option<Effects> {
+    const EDITS: Effects = Effects {
+        effects: &[Effect::Writes, Effect::Destroys],
+        idempotent: true,
+    };
+    // Compiling writes the package and runs `pixi lock`, which solves
+    // against the package channels; launches also run `pixi install` and
+    // Nextflow, which download packages and containers.
+    const REACHES_CHANNELS: Effects = Effects {
+        effects: &[Effect::Writes, Effect::ReachesNetwork],
+        idempotent: true,
+    };
+    Some(match tool {
+        "somite.workflow.get"
+        | "somite.readiness.get"
+        | "somite.catalog.search"
+        | "somite.run.status"
+        | "somite.evidence.lookup" => Effects::READ_LOCAL,
+        // An edit may remove nodes and edges; cancelling stops a run.
+        "somite.graph.apply_transaction" | "somite.run.cancel" => EDITS,
+        "somite.workflow.compile" | "somite.run.start" | "somite.validation.start" => {
+            REACHES_CHANNELS
+        }
+        _ => return None,
+    })
+}
+
+/// Arguments that do not match a tool's input schema, as the runtime's
+/// envelope for a malformed request.
+fn argument_error(message: String) -> Value {
+    serde_json::json!({
+        "code": somite_workflow::ErrorCode::InvalidRequest.as_str(),
+        "message": message,
+        "recovery": "pass only the arguments the tool's inputSchema declares, with their declared types",
+    })
 }
 
 #[tool_router]
@@ -481,7 +589,7 @@ impl SomiteServer {
     /// Read the current typed graph, its full state revision and its semantic revision.
     #[tool(
         name = "somite.workflow.get",
-        annotations(title = "Read the workflow", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Read the workflow"),
         output_schema = outcome_schema::<WorkflowState>()
     )]
     async fn workflow_get(
@@ -499,7 +607,7 @@ impl SomiteServer {
     /// Read the Workflow assessment: ordered requirements, node support, input controls, known resolutions, recipes and escalation eligibility for the current graph revision.
     #[tool(
         name = "somite.readiness.get",
-        annotations(title = "Assess readiness", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Assess readiness"),
         output_schema = outcome_schema::<Readiness>()
     )]
     async fn readiness_get(
@@ -517,7 +625,7 @@ impl SomiteServer {
     /// Search exact operator contracts, ports, parameters, Pixi packages and revisions, with deterministic ranking, matched terms and an opaque cursor bound to the query and catalog revision.
     #[tool(
         name = "somite.catalog.search",
-        annotations(title = "Search the operator catalog", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Search the operator catalog"),
         output_schema = outcome_schema::<CatalogPage>()
     )]
     async fn catalog_search(
@@ -544,7 +652,7 @@ impl SomiteServer {
     /// Apply up to 64 graph operations as one validated compare-and-swap transaction.
     #[tool(
         name = "somite.graph.apply_transaction",
-        annotations(title = "Edit the workflow", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Edit the workflow"),
         output_schema = outcome_schema::<TransactionResult>()
     )]
     async fn apply_transaction(
@@ -573,7 +681,7 @@ impl SomiteServer {
     /// Freeze the current graph through the production compiler (refused while readiness is blocked) and attach one verified package to this session's shared Pixi/Nextflow workspace root; returns output_path relative to that root.
     #[tool(
         name = "somite.workflow.compile",
-        annotations(title = "Compile the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Compile the workflow"),
         output_schema = outcome_schema::<CompileResult>()
     )]
     async fn workflow_compile(
@@ -583,7 +691,8 @@ impl SomiteServer {
     ) -> Outcome<CompileResult> {
         ToolOutcome(
             self.runtime
-                .call(
+                .call_for(
+                    Work::Long("compiling the workflow (Pixi may be solving against the channels)"),
                     reqwest::Method::POST,
                     "/compile",
                     Some(&Value::Object(Map::new())),
@@ -596,7 +705,7 @@ impl SomiteServer {
     /// Start a run of the current graph on its configured inputs (refused with workflow_not_ready while readiness is blocked); executes the compiled package under `pixi run --frozen`.
     #[tool(
         name = "somite.run.start",
-        annotations(title = "Run the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Run the workflow"),
         output_schema = outcome_schema::<RunStartedResult>()
     )]
     async fn run_start(
@@ -614,7 +723,8 @@ impl SomiteServer {
         }
         ToolOutcome(
             self.runtime
-                .call(
+                .call_for(
+                    Work::Long("preparing the run"),
                     reqwest::Method::POST,
                     "/runs",
                     Some(&Value::Object(body)),
@@ -627,7 +737,7 @@ impl SomiteServer {
     /// Validate the current graph on small representative fixtures through the same frozen path; it ends with an evidence receipt for the exact graph revision. A graph is validated only when somite.evidence.lookup says so.
     #[tool(
         name = "somite.validation.start",
-        annotations(title = "Validate the workflow", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        annotations(title = "Validate the workflow"),
         output_schema = outcome_schema::<RunStartedResult>()
     )]
     async fn validation_start(
@@ -638,7 +748,13 @@ impl SomiteServer {
         let body = serde_json::json!({"idempotency_key": args.idempotency_key});
         ToolOutcome(
             self.runtime
-                .call(reqwest::Method::POST, "/validations", Some(&body), &context)
+                .call_for(
+                    Work::Long("preparing the validation"),
+                    reqwest::Method::POST,
+                    "/validations",
+                    Some(&body),
+                    &context,
+                )
                 .await,
         )
     }
@@ -646,7 +762,7 @@ impl SomiteServer {
     /// Read a run's phase, node states and progress; long-poll with wait_ms (up to 25,000) to wait for the next change.
     #[tool(
         name = "somite.run.status",
-        annotations(title = "Read a run's status", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Read a run's status"),
         output_schema = outcome_schema::<RunStatusResult>()
     )]
     async fn run_status(
@@ -675,7 +791,7 @@ impl SomiteServer {
     /// Cancel a run or validation: its whole process group is stopped and it ends cancelled.
     #[tool(
         name = "somite.run.cancel",
-        annotations(title = "Cancel a run", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Cancel a run"),
         output_schema = outcome_schema::<RunStatusResult>()
     )]
     async fn run_cancel(
@@ -699,7 +815,7 @@ impl SomiteServer {
     /// Look up the immutable evidence receipts of a graph revision (default: the current graph), each re-verified on read.
     #[tool(
         name = "somite.evidence.lookup",
-        annotations(title = "Look up evidence", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false),
+        annotations(title = "Look up evidence"),
         output_schema = outcome_schema::<EvidenceResult>()
     )]
     async fn evidence_lookup(

@@ -3,10 +3,15 @@
 //! A server's typed tools encode one release's CLI (flags, JSON shapes), so
 //! running them against another release could silently do something else.
 //! Before any CLI tool runs, the server finds the binary on its PATH, asks
-//! for its version, and refuses (`toolchain_version_mismatch`, with both
-//! versions) unless it belongs to the contract's release series. A missing
-//! binary is `toolchain_missing` with an install hint. Which release a server
-//! is proven for is data ([`ToolContract`]), not code.
+//! for its version, and refuses (`toolchain_version_mismatch`, naming the
+//! version it found and the ones it accepts) unless it is exactly a release
+//! the contract is proven for: the specification names Pixi 0.77.1 and
+//! Nextflow 26.04.6. Not the series: a patch release may change a JSON shape
+//! or a flag the typed tools rely on, and an `-edge` build is a preview of
+//! the next release. Accepting another release means proving the contract
+//! against it and adding it to the list. A missing binary is
+//! `toolchain_missing` with an install hint. Which releases a server is
+//! proven for is data ([`ToolContract`]), not code.
 
 use crate::envelope::{ErrorCode, ToolError};
 use crate::process::{self, ChildEnv, CommandSpec};
@@ -24,9 +29,8 @@ pub struct ToolContract {
     pub display_name: &'static str,
     /// Arguments that print the version.
     pub version_args: &'static [&'static str],
-    /// The accepted release series: a version equal to it or starting with
-    /// it followed by `.` or `-`.
-    pub series: &'static str,
+    /// The exact releases the contract is proven against.
+    pub proven: &'static [&'static str],
     pub install_hint: &'static str,
 }
 
@@ -34,8 +38,8 @@ pub const PIXI_CONTRACT: ToolContract = ToolContract {
     binary: "pixi",
     display_name: "Pixi",
     version_args: &["--version"],
-    series: "0.77",
-    install_hint: "Install Pixi 0.77.x and put it on the PATH of the process that starts this server \
+    proven: &["0.77.1"],
+    install_hint: "Install Pixi 0.77.1 and put it on the PATH of the process that starts this server \
         (see https://pixi.sh/v0.77.0/installation/, e.g. with PIXI_VERSION=v0.77.1).",
 };
 
@@ -43,10 +47,10 @@ pub const NEXTFLOW_CONTRACT: ToolContract = ToolContract {
     binary: "nextflow",
     display_name: "Nextflow",
     version_args: &["-version"],
-    series: "26.04",
-    install_hint: "Install Nextflow 26.04.x with Java 17 or later and put it on the PATH of the process \
-        that starts this server (e.g. `pixi global install nextflow=26.04` or \
-        `conda install -c bioconda nextflow=26.04`).",
+    proven: &["26.04.6"],
+    install_hint: "Install Nextflow 26.04.6 with Java 17 or later and put it on the PATH of the process \
+        that starts this server (e.g. `pixi global install nextflow==26.04.6` or \
+        `conda install -c bioconda nextflow=26.04.6`).",
 };
 
 /// How long asking for the version may take (Nextflow starts a JVM).
@@ -60,9 +64,9 @@ pub struct Toolchain {
 }
 
 impl ToolContract {
-    /// The proven series as people write it (`0.77.x`).
-    pub fn series_label(&self) -> String {
-        format!("{}.x", self.series)
+    /// The proven releases as people read them (`0.77.1`, or `a or b`).
+    pub fn proven_label(&self) -> String {
+        self.proven.join(" or ")
     }
 
     fn missing(&self) -> ToolError {
@@ -74,15 +78,12 @@ impl ToolContract {
             ),
             self.install_hint,
         )
-        .with_details(json!({ "binary": self.binary, "required": self.series_label() }))
+        .with_details(json!({ "binary": self.binary, "required": self.proven }))
     }
 
-    /// Whether `version` belongs to the proven series.
+    /// Whether `version` is exactly a proven release.
     pub fn accepts(&self, version: &str) -> bool {
-        version == self.series
-            || version
-                .strip_prefix(self.series)
-                .is_some_and(|rest| rest.starts_with(['.', '-']))
+        self.proven.contains(&version)
     }
 
     /// Finds the binary on `path_var`, runs it for its version and checks it.
@@ -119,17 +120,17 @@ impl ToolContract {
                     found.as_deref().unwrap_or("(unknown version)"),
                     executable.display(),
                     self.display_name,
-                    self.series_label(),
+                    self.proven_label(),
                 ),
                 format!(
                     "Install {} {} and put it first on PATH.",
                     self.display_name,
-                    self.series_label()
+                    self.proven_label()
                 ),
             )
             .with_details(json!({
                 "installed": found,
-                "required": self.series_label(),
+                "required": self.proven,
                 "executable": executable.display().to_string(),
             }))),
         }
@@ -177,14 +178,29 @@ mod tests {
     }
 
     #[test]
-    fn only_the_proven_series_is_accepted() {
+    fn only_the_proven_releases_are_accepted() {
         assert!(PIXI_CONTRACT.accepts("0.77.1"));
-        assert!(PIXI_CONTRACT.accepts("0.77.0"));
-        assert!(!PIXI_CONTRACT.accepts("0.770.1"));
-        assert!(!PIXI_CONTRACT.accepts("0.78.0"));
         assert!(NEXTFLOW_CONTRACT.accepts("26.04.6"));
-        assert!(NEXTFLOW_CONTRACT.accepts("26.04.0-edge"));
-        assert!(!NEXTFLOW_CONTRACT.accepts("25.10.2"));
+        // Same series, other patch releases and previews: not proven.
+        for version in [
+            "0.77",
+            "0.77.0",
+            "0.77.2",
+            "0.77.1-dev",
+            "0.770.1",
+            "0.78.0",
+        ] {
+            assert!(!PIXI_CONTRACT.accepts(version), "{version}");
+        }
+        for version in [
+            "26.04",
+            "26.04.0-edge",
+            "26.04.6-edge",
+            "26.04.7",
+            "25.10.2",
+        ] {
+            assert!(!NEXTFLOW_CONTRACT.accepts(version), "{version}");
+        }
     }
 
     #[tokio::test]
@@ -199,21 +215,29 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn another_release_fails_closed_with_both_versions() {
+    async fn another_release_of_the_series_fails_closed_naming_what_was_found() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let fake = dir.path().join("pixi");
-        std::fs::write(&fake, "#!/bin/sh\necho 'pixi 0.70.2'\n").expect("write");
+        let fake = dir.path().join("nextflow");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\necho '      version 26.04.0-edge build 5950'\n",
+        )
+        .expect("write");
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let env = ChildEnv::default().with("PATH", dir.path());
-        let error = PIXI_CONTRACT
+        let error = NEXTFLOW_CONTRACT
             .check(&env, dir.path(), &CancellationToken::new())
             .await
             .expect_err("mismatch");
         assert_eq!(error.code, ErrorCode::ToolchainVersionMismatch);
         assert!(
-            error.message.contains("0.70.2") && error.message.contains("0.77.x"),
+            error.message.contains("Nextflow 26.04.0-edge is installed")
+                && error.message.contains("proven for Nextflow 26.04.6"),
             "{}",
             error.message
         );
+        let details = error.details.expect("details");
+        assert_eq!(details["installed"], "26.04.0-edge");
+        assert_eq!(details["required"], json!(["26.04.6"]));
     }
 }

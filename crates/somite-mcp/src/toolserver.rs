@@ -75,7 +75,7 @@ pub struct RuntimeInfo {
     pub binary: String,
     pub executable: String,
     pub version: String,
-    /// The release series the server's contract is proven for.
+    /// The releases the server's contract is proven for (`0.77.1`).
     pub required: String,
     pub workspace_root: String,
     pub manual_repository: String,
@@ -222,7 +222,7 @@ impl ServerCore {
             binary: self.contract.binary.to_owned(),
             executable: toolchain.executable.display().to_string(),
             version: toolchain.version,
-            required: self.contract.series_label(),
+            required: self.contract.proven_label(),
             workspace_root: self.root.path().display().to_string(),
             manual_repository: self.spec.repository.to_owned(),
             manual_tag: self.spec.tag.to_owned(),

@@ -422,11 +422,35 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
     );
     let tool_calls = transcript["tool_calls"].as_array().unwrap();
     assert!(tool_calls.len() >= 6, "{tool_calls:#?}");
-    assert!(
-        tool_calls
+    // The permission decision is correlated with its tool call: exactly the
+    // one request the user answered, on `run-1`, with the options the agent
+    // offered and the user's rejection; no other call asked.
+    let asked: Vec<&Value> = tool_calls
+        .iter()
+        .filter(|c| !c["permissions"].as_array().unwrap().is_empty())
+        .collect();
+    assert_eq!(asked.len(), 1, "{tool_calls:#?}");
+    assert_eq!(asked[0]["tool_call_id"], "run-1", "{tool_calls:#?}");
+    let records = asked[0]["permissions"].as_array().unwrap();
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert_eq!(records[0]["permission_id"], permission_id, "{records:#?}");
+    let option_ids = |options: &Value| -> Vec<Value> {
+        options
+            .as_array()
+            .unwrap()
             .iter()
-            .any(|c| c["permission"].is_object() || c["permissions"].is_array()),
-        "the permission decision is correlated with its tool call: {tool_calls:#?}"
+            .map(|o| o["option_id"].clone())
+            .collect()
+    };
+    assert_eq!(
+        option_ids(&records[0]["options"]),
+        option_ids(&permission["options"]),
+        "{records:#?}"
+    );
+    assert_eq!(
+        records[0]["resolution"],
+        json!({"by": "user", "answer": {"outcome": "selected", "option_id": reject}}),
+        "{records:#?}"
     );
 
     // The capability is nowhere but in the Somite MCP child's environment.

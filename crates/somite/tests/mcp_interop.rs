@@ -3,7 +3,8 @@
 //! `tests/interop/requirements.txt`). The other MCP tests use rmcp, the SDK
 //! the server itself is built on, so they cannot catch a misreading both
 //! ends share. `tests/interop/somite_mcp_client.py` initializes, lists the
-//! tools, checks every input and output schema as JSON Schema 2020-12,
+//! tools, checks every input and output schema as JSON Schema 2020-12 with
+//! no format its validator does not know (Ajv warns about schemars' `uint64`),
 //! reads the workflow, searches, applies a transaction and provokes a
 //! stale-revision failure, validating each result against its declared
 //! outputSchema; this test runs it against a real runtime and checks its

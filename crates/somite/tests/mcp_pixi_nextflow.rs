@@ -291,6 +291,10 @@ async fn an_unknown_argument_is_refused() {
         text.is_some_and(|text| text.contains("unknown field `shell`")),
         "{text:?}"
     );
+    // The same structured envelope as every other expected failure.
+    let envelope = result.structured_content.expect("structured error");
+    assert_eq!(envelope["code"], "invalid_argument", "{envelope}");
+    assert!(envelope["recovery"].is_string(), "{envelope}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -535,7 +539,7 @@ async fn another_pixi_release_fails_closed_with_both_versions() {
     assert_eq!(envelope["code"], "toolchain_version_mismatch");
     let message = envelope["message"].as_str().expect("message");
     assert!(
-        message.contains("0.70.2") && message.contains("0.77.x"),
+        message.contains("0.70.2") && message.contains("0.77.1"),
         "{message}"
     );
 }

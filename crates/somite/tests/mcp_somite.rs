@@ -1,20 +1,26 @@
 //! `somite mcp somite` over stdio, driven by the official rmcp client,
 //! against a real runtime on loopback: discovery, closed schemas with output
-//! schemas covering the failure envelope, every tool's success and isError
-//! paths, a non-loopback URL refused, a missing capability refused by the
+//! schemas covering the failure envelope, annotations that follow each
+//! tool's declared effects, every tool's success and isError paths (an
+//! unknown or missing argument included), progress notifications while a
+//! compile runs Pixi, a non-loopback URL refused, a missing capability refused by the
 //! runtime, the capability never showing in argv, results or the feed, and
 //! an in-flight long-poll cancelled by the client (`notifications/cancelled`).
 
+use rmcp::model::ProgressNotificationParam;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
     CancelledNotificationParam, ClientRequest,
 };
+use rmcp::service::NotificationContext;
 use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
 mod support;
 
 use serde_json::{Value, json};
+use somite_mcp::effects::Effect;
+use somite_mcp::somite_proxy::tool_effects;
 use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
 use std::collections::BTreeSet;
@@ -50,6 +56,15 @@ async fn connect(
     capability: Option<&str>,
     lifecycle: ClientLifecycleMode,
 ) -> RunningService<RoleClient, ()> {
+    connect_with((), url, capability, lifecycle).await
+}
+
+async fn connect_with<H: ClientHandler>(
+    handler: H,
+    url: &str,
+    capability: Option<&str>,
+    lifecycle: ClientLifecycleMode,
+) -> RunningService<RoleClient, H> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
     command
         .args(["mcp", "somite", "--server-url", url])
@@ -62,13 +77,14 @@ async fn connect(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    ().serve_with_lifecycle(transport, lifecycle)
+    handler
+        .serve_with_lifecycle(transport, lifecycle)
         .await
         .expect("MCP session")
 }
 
-async fn call(
-    client: &RunningService<RoleClient, ()>,
+async fn call<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
     tool: &str,
     arguments: Value,
 ) -> CallToolResult {
@@ -81,7 +97,11 @@ async fn call(
         .unwrap_or_else(|e| panic!("{tool}: {e}"))
 }
 
-async fn ok(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
+async fn ok<H: ClientHandler>(
+    client: &RunningService<RoleClient, H>,
+    tool: &str,
+    arguments: Value,
+) -> Value {
     let result = call(client, tool, arguments).await;
     assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
     result.structured_content.expect("structured content")
@@ -121,27 +141,42 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             let output = tool.output_schema.as_ref().expect("output schema");
             assert_eq!(output["type"], "object");
             assert!(output["$defs"].get("Failure").is_some(), "{}", tool.name);
+            // The hints follow from what each tool's work does, declared
+            // once beside the tools: compiling runs `pixi lock` and a launch
+            // runs Pixi and Nextflow, which reach package channels.
+            let effects = tool_effects(&tool.name).expect("every tool declares its effects");
             let annotations = tool.annotations.as_ref().expect("annotations");
-            let read_only = annotations.read_only_hint == Some(true);
             assert_eq!(
-                read_only,
-                !matches!(
-                    tool.name.as_ref(),
-                    "somite.graph.apply_transaction"
-                        | "somite.workflow.compile"
-                        | "somite.run.start"
-                        | "somite.validation.start"
-                        | "somite.run.cancel"
-                ),
+                annotations.read_only_hint,
+                Some(!effects.has(Effect::Writes) && !effects.has(Effect::Destroys)),
                 "{}",
                 tool.name
             );
-            // Launches run pipelines that may fetch packages and containers.
-            let launches = matches!(
-                tool.name.as_ref(),
-                "somite.run.start" | "somite.validation.start"
+            assert_eq!(
+                annotations.destructive_hint,
+                Some(effects.has(Effect::Destroys)),
+                "{}",
+                tool.name
             );
-            assert_eq!(annotations.open_world_hint, Some(launches), "{}", tool.name);
+            assert_eq!(
+                annotations.open_world_hint,
+                Some(effects.has(Effect::ReachesNetwork)),
+                "{}",
+                tool.name
+            );
+            assert_eq!(annotations.idempotent_hint, Some(effects.idempotent));
+        }
+        for runs_pixi in [
+            "somite.workflow.compile",
+            "somite.run.start",
+            "somite.validation.start",
+        ] {
+            let tool = tools.iter().find(|t| t.name == runs_pixi).unwrap();
+            assert_eq!(
+                tool.annotations.as_ref().and_then(|a| a.open_world_hint),
+                Some(true),
+                "{runs_pixi} runs Pixi, which reaches the package channels"
+            );
         }
         client.cancel().await.unwrap();
     }
@@ -251,13 +286,24 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
     assert_eq!(evidence["graph_revision"], applied["graph_revision"]);
 
     // A closed input schema: unknown arguments are refused, never ignored.
-    let Value::Object(extra) = json!({"surprise": 1}) else {
-        unreachable!()
-    };
-    let refused = client
-        .call_tool(CallToolRequestParams::new("somite.workflow.get").with_arguments(extra))
-        .await;
-    assert!(refused.is_err() || refused.is_ok_and(|r| r.is_error == Some(true)));
+    // It comes back like every other expected failure: `isError` with the
+    // structured envelope, not a transport error or bare text.
+    let refused = failure(&client, "somite.workflow.get", json!({"surprise": 1})).await;
+    assert_eq!(refused["code"], "invalid_request", "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown field `surprise`")),
+        "{refused}"
+    );
+    let missing = failure(&client, "somite.run.start", json!({})).await;
+    assert_eq!(missing["code"], "invalid_request", "{missing}");
+    assert!(
+        missing["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("missing field `idempotency_key`")),
+        "{missing}"
+    );
 
     // The agent's edit is on the feed, attributed, and no secret is anywhere.
     let feed = fixture.server.state.feed.since(0);
@@ -434,4 +480,67 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
         assert!(Instant::now() < deadline, "the run did not stop");
     }
     client.cancel().await.unwrap();
+}
+
+/// A client that keeps the progress notifications it receives.
+#[derive(Clone)]
+struct ProgressRecorder(tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>);
+
+impl ClientHandler for ProgressRecorder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _receiver_gone = self.0.send(params);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_work_reports_progress_to_a_client_that_sent_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    ready_project(dir.path());
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let config = ServerConfig {
+        pixi: Some(standin_pixi(tools.path(), "")),
+        ..ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite")).unwrap()
+    };
+    let server = somite_server::start(&config, project).await.unwrap();
+    let (_, capability) = server.state.capabilities.issue();
+    let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel();
+    let client = connect_with(
+        ProgressRecorder(sender),
+        &server.url(),
+        Some(capability.expose()),
+        ClientLifecycleMode::Initialize,
+    )
+    .await;
+
+    // Compiling runs `pixi lock`, which may take minutes on a cold cache:
+    // a client that sent a progress token (rmcp's client sends one with
+    // every request) hears that it is under way, and then gets the result
+    // rather than a timeout.
+    let compiled = ok(&client, "somite.workflow.compile", json!({})).await;
+    assert_eq!(compiled["pixi"], "locked", "{compiled}");
+    let first = tokio::time::timeout(Duration::from_secs(10), progress.recv())
+        .await
+        .expect("a progress notification for the long call")
+        .expect("the recorder is alive");
+    assert!(
+        first
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("compiling")),
+        "{first:?}"
+    );
+
+    // Quick calls report no progress: they answer at once.
+    ok(&client, "somite.workflow.get", json!({})).await;
+    ok(&client, "somite.readiness.get", json!({})).await;
+    client.cancel().await.unwrap();
+    while let Some(more) = progress.recv().await {
+        assert_eq!(more.progress_token, first.progress_token, "{more:?}");
+    }
+    server.shutdown().await.unwrap();
 }
