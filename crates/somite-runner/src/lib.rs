@@ -23,6 +23,7 @@ pub mod fixtures;
 pub mod launch;
 pub mod limits;
 pub mod process;
+pub mod proof;
 pub mod receipt;
 pub mod status;
 pub mod store;

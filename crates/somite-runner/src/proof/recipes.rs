@@ -1,0 +1,185 @@
+//! What each operator's proof feeds it, or why it cannot run here.
+//!
+//! A recipe names an input per port: a generated fixture, or an output of
+//! another operator's proof (so a BAM is the one the real aligner and
+//! `samtools sort` made from the fixture reads). Parameters are the
+//! contract's defaults except where a value suits the tiny fixtures (a
+//! STAR SA index sized for a 4 kb genome). A reason says what this machine
+//! lacks: no Debian package, a database download, or a package kept out of
+//! the CI budget.
+
+use super::fixtures::FixtureKind;
+use serde_json::{Value, json};
+
+/// Where one input of a proof comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Fixture(FixtureKind),
+    /// Output `port` of `operator`'s own proof.
+    Output {
+        operator: &'static str,
+        port: &'static str,
+    },
+}
+
+/// The inputs and parameters of one proof.
+#[derive(Debug, Clone)]
+pub struct Recipe {
+    pub inputs: Vec<(&'static str, Source)>,
+    pub params: Vec<(&'static str, Value)>,
+}
+
+/// Why an operator has no proof on this machine.
+pub type Reason = &'static str;
+
+const NO_DEBIAN_GATK: Reason = "GATK 4 is not packaged in Debian (bookworm); \
+     the proof needs `gatk` on PATH";
+
+/// The recipe of `operator_id`: `Some(Ok)` to prove, `Some(Err(reason))`
+/// when it cannot run here, `None` when no recipe mentions it.
+pub fn recipe(operator_id: &str) -> Option<Result<Recipe, Reason>> {
+    use FixtureKind::*;
+    let fixture = Source::Fixture;
+    let output = |operator, port| Source::Output { operator, port };
+    let sorted_bam = || output("align.samtools_sort", "sorted");
+    let paired = |mut inputs: Vec<(&'static str, Source)>| {
+        inputs.push(("r1", fixture(ReadsR1)));
+        inputs.push(("r2", fixture(ReadsR2)));
+        inputs
+    };
+    let prove = |inputs, params| Some(Ok(Recipe { inputs, params }));
+    match operator_id {
+        "align.bwa_index" => prove(vec![("reference", fixture(Genome))], vec![]),
+        "align.bwa" => prove(
+            paired(vec![("index", output("align.bwa_index", "index"))]),
+            vec![],
+        ),
+        "align.bowtie2_build" => prove(vec![("reference", fixture(Genome))], vec![]),
+        "align.bowtie2" => prove(
+            paired(vec![("index", output("align.bowtie2_build", "index"))]),
+            vec![],
+        ),
+        "align.hisat2_index" => prove(vec![("reference", fixture(Genome))], vec![]),
+        "align.hisat2" => prove(
+            paired(vec![("index", output("align.hisat2_index", "index"))]),
+            vec![],
+        ),
+        "align.minimap2" => prove(
+            paired(vec![("reference", fixture(Genome))]),
+            vec![("preset", json!("sr"))],
+        ),
+        "align.star_index" => prove(
+            vec![
+                ("reference", fixture(Genome)),
+                ("annotation", fixture(Annotation)),
+            ],
+            // STAR's manual: min(14, log2(genome length)/2 - 1), 5 for 4 kb.
+            vec![("sa_index_nbases", json!(5))],
+        ),
+        "align.star" => prove(
+            paired(vec![("index", output("align.star_index", "index"))]),
+            vec![],
+        ),
+        "align.samtools_sort" => prove(
+            vec![("alignments", output("align.bwa", "alignments"))],
+            vec![],
+        ),
+        "align.samtools_index" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_flagstat" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_view" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.picard_add_read_groups" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.picard_mark_duplicates" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "ref.samtools_faidx" => prove(vec![("reference", fixture(Genome))], vec![]),
+        "seq.seqkit_stats" => prove(vec![("sequences", fixture(Genome))], vec![]),
+        "var.bcftools_mpileup" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("reference", fixture(Genome)),
+                ("fai", output("ref.samtools_faidx", "fai")),
+            ],
+            vec![],
+        ),
+        "var.bcftools_call" => prove(
+            vec![("pileup", output("var.bcftools_mpileup", "pileup"))],
+            vec![],
+        ),
+        "var.bcftools_filter" => prove(
+            vec![("variants", output("var.bcftools_call", "calls"))],
+            vec![],
+        ),
+        "qc.fastp" => prove(paired(vec![]), vec![]),
+        "qc.fastqc" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "qc.multiqc" => prove(
+            vec![("report_1", output("qc.fastqc", "report_zip"))],
+            vec![],
+        ),
+        "qc.trimmomatic" => prove(paired(vec![]), vec![]),
+        "quant.featurecounts" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("annotation", fixture(Annotation)),
+            ],
+            vec![],
+        ),
+        "quant.featurecounts_paired" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("annotation", fixture(Annotation)),
+            ],
+            vec![],
+        ),
+        "quant.salmon_index" => prove(vec![("transcripts", fixture(Transcripts))], vec![]),
+        "quant.salmon" => prove(
+            paired(vec![("index", output("quant.salmon_index", "index"))]),
+            vec![],
+        ),
+        "quant.kallisto_index" => prove(vec![("transcripts", fixture(Transcripts))], vec![]),
+        "quant.kallisto" => prove(
+            paired(vec![("index", output("quant.kallisto_index", "index"))]),
+            vec![],
+        ),
+        "asm.megahit" => prove(paired(vec![]), vec![]),
+        "class.kraken2" => prove(paired(vec![("db", fixture(Kraken2Db))]), vec![]),
+        "class.bracken" => Some(Err(
+            "Bracken is not packaged in Debian (bookworm); its database also needs \
+             `bracken-build` k-mer distributions",
+        )),
+        "asm.quast" => Some(Err("QUAST is not packaged in Debian (bookworm)")),
+        "asm.spades" => Some(Err(
+            "kept out of the CI budget: Debian's spades (3.15.5) is a large install",
+        )),
+        "annot.prokka" => Some(Err(
+            "kept out of the CI budget: Debian's prokka pulls in BLAST+, HMMER, \
+             Infernal and its own databases",
+        )),
+        "qc.busco" => Some(Err(
+            "needs a BUSCO lineage dataset download (busco-data.ezlab.org), which the \
+             offline proofs cannot make",
+        )),
+        "ref.gatk_sequence_dictionary" | "var.haplotypecaller" => Some(Err(NO_DEBIAN_GATK)),
+        _ => None,
+    }
+}
+
+/// A wrapper script for a tool Debian installs under another name than
+/// bioconda's; the proof puts it on `PATH` and records it.
+pub fn wrapper(tool: &str) -> Option<&'static str> {
+    match tool {
+        "picard" => Some("exec PicardCommandLine \"$@\""),
+        "trimmomatic" => Some("exec java -jar /usr/share/java/trimmomatic.jar \"$@\""),
+        _ => None,
+    }
+}
+
+/// The arguments that make `tool` print its version.
+pub fn version_args(tool: &str) -> &'static [&'static str] {
+    match tool {
+        // `bwa` prints its version in the usage it shows without arguments.
+        "bwa" => &[],
+        "featureCounts" => &["-v"],
+        "kallisto" | "seqkit" => &["version"],
+        "trimmomatic" => &["-version"],
+        "picard" => &["MarkDuplicates", "--version"],
+        _ => &["--version"],
+    }
+}
