@@ -8,7 +8,8 @@
 //! `chrP` from a fixed linear congruential generator, three genes on it
 //! (one spliced, one on the minus strand), and 600 read pairs of 75 bp
 //! simulated from a sample that differs from the reference by three SNPs,
-//! so callers call them. Everything is a function of constants, so every
+//! so callers call them, a third of them from a spliced transcript, so
+//! splice-aware aligners find a junction. Everything is a function of constants, so every
 //! machine generates the same bytes; each file is written once under
 //! `<root>/<blake3 hex>/<name>`, its content address.
 //!
@@ -163,32 +164,38 @@ fn gtf() -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Gene `gene`'s transcript, spliced and on its own strand, from `genome`.
+fn transcript(genome: &[u8], gene: usize) -> Vec<u8> {
+    let (_, _, exons, strand) = GENES[gene];
+    let spliced: Vec<u8> = exons
+        .iter()
+        .flat_map(|(start, end)| genome[start - 1..*end].to_vec())
+        .collect();
+    if strand == '-' {
+        reverse_complement(&spliced)
+    } else {
+        spliced
+    }
+}
+
 fn transcripts() -> Vec<u8> {
     let reference = reference();
-    let records: Vec<(&str, Vec<u8>)> = GENES
-        .iter()
-        .map(|(_, transcript, exons, strand)| {
-            let spliced: Vec<u8> = exons
-                .iter()
-                .flat_map(|(start, end)| reference[start - 1..*end].to_vec())
-                .collect();
-            let bases = if *strand == '-' {
-                reverse_complement(&spliced)
-            } else {
-                spliced
-            };
-            (*transcript, bases)
-        })
+    let records: Vec<(&str, Vec<u8>)> = (0..GENES.len())
+        .map(|gene| (GENES[gene].1, transcript(&reference, gene)))
         .collect();
     fasta(&records)
 }
 
 /// Mate `mate` (0 or 1) of every pair: fragments of 180 to 299 bp at fixed
-/// pseudo-random places of the sample, mate 1 forward from the fragment's
-/// start, mate 2 the reverse complement of its end. Qualities vary so QC
-/// tools have something to report, and stay above trimming thresholds.
+/// pseudo-random places, mate 1 forward from the fragment's start, mate 2
+/// the reverse complement of its end. Two thirds come from the sample's
+/// genome (DNA: callers and assemblers), one third from its spliced `gpb`
+/// transcript (RNA: splice-aware aligners find the junction, quantifiers
+/// count it). Qualities vary so QC tools have something to report, and
+/// stay above trimming thresholds.
 fn fastq(mate: usize) -> Vec<u8> {
-    let sample = sample();
+    let genome = sample();
+    let spliced = transcript(&genome, 1);
     let mut state: u32 = 0x0005_EED5;
     let mut next = |bound: usize| {
         state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -196,8 +203,9 @@ fn fastq(mate: usize) -> Vec<u8> {
     };
     let mut out = Vec::new();
     for pair in 0..READ_PAIRS {
+        let sample = if pair % 3 == 2 { &spliced } else { &genome };
         let fragment = 180 + next(120);
-        let start = next(GENOME_LENGTH - fragment);
+        let start = next(sample.len() - fragment);
         let bases = if mate == 0 {
             sample[start..start + READ_LENGTH].to_vec()
         } else {

@@ -24,6 +24,7 @@ use crate::error::RunnerError;
 use recipes::{Recipe, Source};
 use serde::Serialize;
 use somite_workflow::canonical::digest_bytes;
+use somite_workflow::catalog::CatalogEntry;
 use somite_workflow::compile::{TaskScript, task_script};
 use somite_workflow::graph::{Edge, Node, WorkflowDocument};
 use somite_workflow::operator::OperatorKind;
@@ -188,12 +189,13 @@ impl<'c> Prover<'c> {
         }
     }
 
-    /// Proves `operator_id`, first proving any operator whose outputs its
-    /// recipe takes as inputs.
-    pub fn prove(&mut self, operator_id: &str) -> Result<Proof, RunnerError> {
-        if let Some(proof) = self.done.get(operator_id) {
+    /// Proves `name` (an operator id, or a recipe variant of one), first
+    /// proving any operator whose outputs its recipe takes as inputs.
+    pub fn prove(&mut self, name: &str) -> Result<Proof, RunnerError> {
+        if let Some(proof) = self.done.get(name) {
             return Ok(proof.clone());
         }
+        let operator_id = name.split(recipes::VARIANT).next().unwrap_or(name);
         let entry = self
             .catalog
             .get(operator_id)
@@ -201,7 +203,7 @@ impl<'c> Prover<'c> {
             .ok_or_else(|| RunnerError::ProofUnknownOperator {
                 operator_id: operator_id.to_owned(),
             })?;
-        let recipe = match recipes::recipe(operator_id) {
+        let recipe = match recipes::recipe(name) {
             Some(Ok(recipe)) => recipe,
             Some(Err(reason)) => {
                 return Err(RunnerError::ProofNotRunnable {
@@ -222,23 +224,14 @@ impl<'c> Prover<'c> {
         }
         let doc = proof_document(self.catalog, operator_id, &recipe, &inputs)?;
         let task = task_script(&doc, self.catalog, TARGET)?;
-        let contract = &entry.contract;
-        let tool = contract.bin.clone().unwrap_or_else(|| contract.id.clone());
-        let proof = self.run(
-            operator_id,
-            &entry.revision,
-            &tool,
-            &contract.pixi,
-            &task,
-            &inputs,
-        )?;
-        self.done.insert(operator_id.to_owned(), proof.clone());
+        let proof = self.run(name, entry, &task, &inputs)?;
+        self.done.insert(name.to_owned(), proof.clone());
         Ok(proof)
     }
 
-    /// The task folder of a proof already run.
-    fn task_dir(&self, operator_id: &str) -> PathBuf {
-        self.root.join("tasks").join(operator_id)
+    /// The task folder of proof `name`.
+    fn task_dir(&self, name: &str) -> PathBuf {
+        self.root.join("tasks").join(name)
     }
 
     fn source_path(&mut self, operator_id: &str, source: &Source) -> Result<PathBuf, RunnerError> {
@@ -264,14 +257,14 @@ impl<'c> Prover<'c> {
 
     fn run(
         &self,
-        operator_id: &str,
-        revision: &Revision,
-        tool: &str,
-        pinned: &BTreeMap<String, String>,
+        name: &str,
+        entry: &CatalogEntry,
         task: &TaskScript,
         inputs: &BTreeMap<String, PathBuf>,
     ) -> Result<Proof, RunnerError> {
-        let work = self.task_dir(operator_id);
+        let contract = &entry.contract;
+        let tool = contract.bin.as_deref().unwrap_or(&contract.id);
+        let work = self.task_dir(name);
         if work.exists() {
             std::fs::remove_dir_all(&work).map_err(|e| RunnerError::io(&work, e))?;
         }
@@ -280,13 +273,10 @@ impl<'c> Prover<'c> {
         for dir in [&work, &shims, &home] {
             std::fs::create_dir_all(dir).map_err(|e| RunnerError::io(dir, e))?;
         }
-        let path = format!(
-            "{}:{}",
-            shims.display(),
-            std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into())
-        );
+        let system_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
+        let path = format!("{}:{system_path}", shims.display());
         let wrapper = recipes::wrapper(tool)
-            .filter(|_| find_on_path(tool, &path).is_none())
+            .filter(|_| find_on_path(tool, &system_path).is_none())
             .map(|script| install_wrapper(&shims, tool, script))
             .transpose()?;
 
@@ -372,8 +362,8 @@ impl<'c> Prover<'c> {
         let tool_path = find_on_path(tool, &path);
         Ok(Proof {
             kind: PROOF_KIND,
-            operator_id: operator_id.to_owned(),
-            operator_revision: revision.clone(),
+            operator_id: contract.id.clone(),
+            operator_revision: entry.revision.clone(),
             tool: tool.to_owned(),
             tool_version: tool_path
                 .as_ref()
@@ -382,7 +372,7 @@ impl<'c> Prover<'c> {
                 .as_deref()
                 .and_then(|p| debian_package(p, wrapper.as_deref())),
             wrapper,
-            pinned: pinned.clone(),
+            pinned: contract.pixi.clone(),
             cpus,
             script_digest: digest_bytes(script.as_bytes()),
             fixtures: staged,
@@ -555,7 +545,7 @@ fn reported_version(tool: &str, path: &str, home: &Path) -> Option<String> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    text.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | ':'))
         .map(|w| w.strip_prefix('v').unwrap_or(w))
         .find(|w| {
             w.starts_with(|c: char| c.is_ascii_digit())

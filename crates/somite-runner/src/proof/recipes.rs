@@ -35,9 +35,18 @@ pub type Reason = &'static str;
 const NO_DEBIAN_GATK: Reason = "GATK 4 is not packaged in Debian (bookworm); \
      the proof needs `gatk` on PATH";
 
-/// The recipe of `operator_id`: `Some(Ok)` to prove, `Some(Err(reason))`
-/// when it cannot run here, `None` when no recipe mentions it.
-pub fn recipe(operator_id: &str) -> Option<Result<Recipe, Reason>> {
+/// Marks a recipe that proves an operator a second time with other inputs
+/// (`align.bwa@single`), for a consumer that needs those outputs.
+pub const VARIANT: char = '@';
+
+const NEWER_KALLISTO: Reason = "the contract relies on kallisto 0.50+ (`kallisto index \
+     --threads`, and the 0.50 index format quant reads); Debian (bookworm) has 0.48.0, \
+     which refuses `--threads`";
+
+/// The recipe of `name` (an operator id, or an id and a [`VARIANT`]):
+/// `Some(Ok)` to prove, `Some(Err(reason))` when it cannot run here, `None`
+/// when no recipe mentions it.
+pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
     use FixtureKind::*;
     let fixture = Source::Fixture;
     let output = |operator, port| Source::Output { operator, port };
@@ -48,7 +57,7 @@ pub fn recipe(operator_id: &str) -> Option<Result<Recipe, Reason>> {
         inputs
     };
     let prove = |inputs, params| Some(Ok(Recipe { inputs, params }));
-    match operator_id {
+    match name {
         "align.bwa_index" => prove(vec![("reference", fixture(Genome))], vec![]),
         "align.bwa" => prove(
             paired(vec![("index", output("align.bwa_index", "index"))]),
@@ -78,16 +87,30 @@ pub fn recipe(operator_id: &str) -> Option<Result<Recipe, Reason>> {
         ),
         "align.star" => prove(
             paired(vec![("index", output("align.star_index", "index"))]),
+            vec![("quant_mode", json!("GeneCounts"))],
+        ),
+        "align.bwa@single" => prove(
+            vec![
+                ("index", output("align.bwa_index", "index")),
+                ("r1", fixture(ReadsR1)),
+            ],
             vec![],
         ),
         "align.samtools_sort" => prove(
             vec![("alignments", output("align.bwa", "alignments"))],
             vec![],
         ),
+        "align.samtools_sort@single" => prove(
+            vec![("alignments", output("align.bwa@single", "alignments"))],
+            vec![],
+        ),
         "align.samtools_index" => prove(vec![("alignments", sorted_bam())], vec![]),
         "align.samtools_flagstat" => prove(vec![("alignments", sorted_bam())], vec![]),
         "align.samtools_view" => prove(vec![("alignments", sorted_bam())], vec![]),
-        "align.picard_add_read_groups" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.picard_add_read_groups" => prove(
+            vec![("alignments", sorted_bam())],
+            vec![("sample", json!("proof"))],
+        ),
         "align.picard_mark_duplicates" => prove(vec![("alignments", sorted_bam())], vec![]),
         "ref.samtools_faidx" => prove(vec![("reference", fixture(Genome))], vec![]),
         "seq.seqkit_stats" => prove(vec![("sequences", fixture(Genome))], vec![]),
@@ -114,9 +137,11 @@ pub fn recipe(operator_id: &str) -> Option<Result<Recipe, Reason>> {
             vec![],
         ),
         "qc.trimmomatic" => prove(paired(vec![]), vec![]),
+        // The single-end counter gets single-end alignments: featureCounts
+        // refuses paired-end reads without `-p`.
         "quant.featurecounts" => prove(
             vec![
-                ("alignments", sorted_bam()),
+                ("alignments", output("align.samtools_sort@single", "sorted")),
                 ("annotation", fixture(Annotation)),
             ],
             vec![],
@@ -133,11 +158,7 @@ pub fn recipe(operator_id: &str) -> Option<Result<Recipe, Reason>> {
             paired(vec![("index", output("quant.salmon_index", "index"))]),
             vec![],
         ),
-        "quant.kallisto_index" => prove(vec![("transcripts", fixture(Transcripts))], vec![]),
-        "quant.kallisto" => prove(
-            paired(vec![("index", output("quant.kallisto_index", "index"))]),
-            vec![],
-        ),
+        "quant.kallisto_index" | "quant.kallisto" => Some(Err(NEWER_KALLISTO)),
         "asm.megahit" => prove(paired(vec![]), vec![]),
         "class.kraken2" => prove(paired(vec![("db", fixture(Kraken2Db))]), vec![]),
         "class.bracken" => Some(Err(
