@@ -17,6 +17,7 @@
 //! VCF inputs are made by the real tools of the chain rather than by hand.
 //! An operator that cannot run here declares why in its recipe.
 
+pub mod coverage;
 pub mod fixtures;
 pub mod recipes;
 
