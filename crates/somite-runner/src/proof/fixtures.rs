@@ -46,8 +46,10 @@ const READ_LENGTH: usize = 75;
 const READ_PAIRS: usize = 600;
 /// 1-based positions where the sample carries the next base (A→C, ...).
 const SNPS: [usize; 3] = [850, 1960, 3370];
-/// Each gene's exons (1-based, inclusive) and strand.
-const GENES: [(&str, &str, &[(usize, usize)], char); 3] = [
+/// A gene: id, transcript id, exons (1-based, inclusive) and strand.
+type Gene = (&'static str, &'static str, &'static [(usize, usize)], char);
+
+const GENES: [Gene; 3] = [
     ("gpa", "gpa-1", &[(201, 1200)], '+'),
     ("gpb", "gpb-1", &[(1501, 2000), (2301, 2900)], '+'),
     ("gpc", "gpc-1", &[(3101, 3800)], '-'),
@@ -99,7 +101,7 @@ fn sequence(seed: u32, length: usize) -> Vec<u8> {
 }
 
 fn reference() -> Vec<u8> {
-    sequence(0x50_0F5E_ED, GENOME_LENGTH)
+    sequence(0x500F_5EED, GENOME_LENGTH)
 }
 
 /// The sequenced sample: the reference with its three SNPs.
