@@ -107,6 +107,14 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         "align.samtools_index" => prove(vec![("alignments", sorted_bam())], vec![]),
         "align.samtools_flagstat" => prove(vec![("alignments", sorted_bam())], vec![]),
         "align.samtools_view" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_stats" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_idxstats" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("index", output("align.samtools_index", "index")),
+            ],
+            vec![],
+        ),
         "align.picard_add_read_groups" => prove(
             vec![("alignments", sorted_bam())],
             vec![("sample", json!("proof"))],
@@ -130,6 +138,18 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             vec![("variants", output("var.bcftools_call", "calls"))],
             vec![],
         ),
+        "var.bcftools_norm" => prove(
+            vec![
+                ("variants", output("var.bcftools_call", "calls")),
+                ("reference", fixture(Genome)),
+            ],
+            vec![],
+        ),
+        "var.bcftools_view" => prove(
+            vec![("variants", output("var.bcftools_call", "calls"))],
+            vec![],
+        ),
+        "seq.seqkit_seq" => prove(vec![("sequences", fixture(Genome))], vec![]),
         "qc.fastp" => prove(paired(vec![]), vec![]),
         "qc.fastqc" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "qc.multiqc" => prove(
