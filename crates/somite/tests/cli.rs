@@ -219,7 +219,7 @@ fn readiness_notes_a_missing_pixi_only_and_honours_somite_pixi() {
 fn operator_prove_runs_one_task_with_the_real_tool_and_says_what_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let work = dir.path().to_str().unwrap();
-    let kind = "task-level proof with the real binary, not a Nextflow run";
+    let kind = somite_runner::proof::PROOF_KIND;
     let out = somite(&[
         "operator",
         "prove",

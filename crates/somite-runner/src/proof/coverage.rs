@@ -8,7 +8,7 @@
 //! two version columns: Debian's builds are older than the pins, and a
 //! contract that needs a newer flag says so in its reason.
 
-use super::Proof;
+use super::{PROOF_KIND, Proof};
 use std::fmt::Write as _;
 
 /// One tool operator's line of the table.
@@ -29,11 +29,11 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
         .iter()
         .filter(|r| matches!(r, Coverage::Proven(_)))
         .count();
-    let mut out = String::from(
+    let mut out = format!(
         "# Operator proofs\n\n\
          <!-- Generated: SOMITE_UPDATE_COVERAGE=1 cargo nextest run -p somite-runner --test proofs.\n     \
          A test fails when this file differs from what the proofs produce. -->\n\n\
-         Each proof is a **task-level proof with the real binary, not a Nextflow run**: the\n\
+         Each proof is a **{PROOF_KIND}**: the\n\
          task script the compiler writes into `main.nf` for one node (the same bytes), run by\n\
          bash in a scratch task folder with generated fixtures staged under the declared names,\n\
          parameters in the declared (base64) environment variables, no Pixi activation, and the\n\

@@ -276,10 +276,10 @@ impl<'c> Prover<'c> {
         }
         let system_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
         let path = format!("{}:{system_path}", shims.display());
-        let wrapper = recipes::wrapper(tool)
-            .filter(|_| find_on_path(tool, &system_path).is_none())
-            .map(|script| install_wrapper(&shims, tool, script))
-            .transpose()?;
+        let wrapper = recipes::wrapper(tool).filter(|_| find_on_path(tool, &system_path).is_none());
+        if let Some(wrapper) = wrapper {
+            install_wrapper(&shims, tool, wrapper.script)?;
+        }
 
         // Staging as Nextflow does it: a symlink per input under the
         // declared name; an `in/<port>/*` pattern keeps the file's own name.
@@ -369,10 +369,11 @@ impl<'c> Prover<'c> {
             tool_version: tool_path
                 .as_ref()
                 .and_then(|_| reported_version(tool, &path, &home)),
-            debian_package: tool_path
-                .as_deref()
-                .and_then(|p| debian_package(p, wrapper.as_deref())),
-            wrapper,
+            debian_package: match wrapper {
+                Some(wrapper) => debian_package(Path::new(wrapper.target)),
+                None => tool_path.as_deref().and_then(debian_package),
+            },
+            wrapper: wrapper.map(|w| w.script.to_owned()),
             pinned: contract.pixi.clone(),
             cpus,
             script_digest: digest_bytes(script.as_bytes()),
@@ -520,14 +521,13 @@ fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
         })
 }
 
-fn install_wrapper(shims: &Path, tool: &str, script: &str) -> Result<String, RunnerError> {
+fn install_wrapper(shims: &Path, tool: &str, script: &str) -> Result<(), RunnerError> {
     use std::os::unix::fs::PermissionsExt as _;
     let path = shims.join(tool);
-    let body = format!("#!/bin/sh\n{script}\n");
-    std::fs::write(&path, &body).map_err(|e| RunnerError::io(&path, e))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+    std::fs::write(&path, format!("#!/bin/sh\n{script}\n"))
         .map_err(|e| RunnerError::io(&path, e))?;
-    Ok(script.to_owned())
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| RunnerError::io(&path, e))
 }
 
 /// The version the tool prints about itself: the first word of its version
@@ -557,20 +557,9 @@ fn reported_version(tool: &str, path: &str, home: &Path) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The Debian package owning the tool (through the wrapper's target when
-/// the proof installed one), from `dpkg`.
-fn debian_package(tool_path: &Path, wrapper: Option<&str>) -> Option<DebianPackage> {
-    let owned = match wrapper {
-        Some(script) => script
-            .split_whitespace()
-            .find(|w| w.starts_with('/'))
-            .map(PathBuf::from)
-            .or_else(|| {
-                let word = script.split_whitespace().nth(1)?;
-                find_on_path(word, &std::env::var("PATH").ok()?)
-            })?,
-        None => std::fs::canonicalize(tool_path).ok()?,
-    };
+/// The Debian package that installed `file`, from `dpkg`.
+fn debian_package(file: &Path) -> Option<DebianPackage> {
+    let owned = std::fs::canonicalize(file).ok()?;
     let out = Command::new("dpkg").arg("-S").arg(&owned).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let name = text.lines().next()?.split(':').next()?.trim().to_owned();

@@ -202,12 +202,27 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
     }
 }
 
-/// A wrapper script for a tool Debian installs under another name than
-/// bioconda's; the proof puts it on `PATH` and records it.
-pub fn wrapper(tool: &str) -> Option<&'static str> {
+/// A `PATH` entry the proof writes for a tool Debian installs under another
+/// name than bioconda's.
+#[derive(Debug, Clone, Copy)]
+pub struct Wrapper {
+    /// The wrapper's body, after `#!/bin/sh`.
+    pub script: &'static str,
+    /// The Debian file it runs, whose package the proof records.
+    pub target: &'static str,
+}
+
+/// The wrapper `tool` needs on Debian, if any.
+pub fn wrapper(tool: &str) -> Option<Wrapper> {
     match tool {
-        "picard" => Some("exec PicardCommandLine \"$@\""),
-        "trimmomatic" => Some("exec java -jar /usr/share/java/trimmomatic.jar \"$@\""),
+        "picard" => Some(Wrapper {
+            script: "exec /usr/bin/PicardCommandLine \"$@\"",
+            target: "/usr/bin/PicardCommandLine",
+        }),
+        "trimmomatic" => Some(Wrapper {
+            script: "exec java -jar /usr/share/java/trimmomatic.jar \"$@\"",
+            target: "/usr/share/java/trimmomatic.jar",
+        }),
         _ => None,
     }
 }
