@@ -62,6 +62,25 @@ pub enum RunnerError {
         source: std::io::Error,
     },
 
+    /// A proof named something that is not an external operator of the catalog.
+    #[error("`{operator_id}` is not a tool operator of the catalog")]
+    ProofUnknownOperator { operator_id: String },
+
+    /// The operator's proof cannot run on this machine, for the stated reason.
+    #[error("{operator_id} has no proof on this machine: {reason}")]
+    ProofNotRunnable { operator_id: String, reason: String },
+
+    /// An operator whose outputs a proof takes as inputs did not prove.
+    #[error("{operator_id} cannot be proven: its input {prerequisite} did not prove")]
+    ProofPrerequisite {
+        operator_id: String,
+        prerequisite: String,
+    },
+
+    /// A proof fixture could not be built.
+    #[error("the proof fixture {fixture} could not be built: {detail}")]
+    ProofFixture { fixture: String, detail: String },
+
     /// A run record on disk does not parse.
     #[error("the run record {} does not parse: {detail}", .path.display())]
     CorruptRecord { path: PathBuf, detail: String },
@@ -103,6 +122,11 @@ impl RunnerError {
             }
             RunnerError::FixtureUnsupported { .. } => ErrorCode::RepresentativeFixtureUnsupported,
             RunnerError::RunNotFound { .. } => ErrorCode::NotFound,
+            RunnerError::ProofUnknownOperator { .. } => ErrorCode::UnknownOperator,
+            RunnerError::ProofNotRunnable { .. } | RunnerError::ProofFixture { .. } => {
+                ErrorCode::ToolchainMissing
+            }
+            RunnerError::ProofPrerequisite { .. } => ErrorCode::RunFailed,
             RunnerError::Project(e) => e.code,
             RunnerError::Io { .. } | RunnerError::Storage(_) => ErrorCode::Io,
             RunnerError::CorruptRecord { .. } => ErrorCode::InvalidDocument,
@@ -140,6 +164,25 @@ impl RunnerError {
             RunnerError::RunNotFound { .. } => {
                 "use a run_id returned by a run or validation start".into()
             }
+            RunnerError::ProofUnknownOperator { .. } => {
+                "name a tool operator from `somite operator list`".into()
+            }
+            RunnerError::ProofNotRunnable { .. } => {
+                "run the proof on a machine that has the tool, or rely on the declared \
+                 stand-in until one does (docs/operator-proofs.md lists every reason)"
+                    .into()
+            }
+            RunnerError::ProofPrerequisite { prerequisite, .. } => format!(
+                "prove {} first and fix what its proof reports",
+                prerequisite
+                    .split('.')
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(".")
+            ),
+            RunnerError::ProofFixture { .. } => {
+                "run scripts/setup to install the Debian packages the proofs use, then retry".into()
+            }
             RunnerError::Project(e) => e.recovery.clone(),
             RunnerError::Io { .. } | RunnerError::Storage(_) => {
                 "check the project folder's permissions and free disk space, then retry".into()
@@ -163,6 +206,12 @@ impl From<RunnerError> for SomiteError {
             RunnerError::FixtureUnsupported { roots } => base.with_detail("roots", roots),
             RunnerError::PixiLockFailed { step, .. } => base.with_detail("step", step),
             RunnerError::RunNotFound { run_id } => base.with_detail("run_id", run_id),
+            RunnerError::ProofNotRunnable {
+                operator_id,
+                reason,
+            } => base
+                .with_detail("operator_id", operator_id)
+                .with_detail("reason", reason),
             _ => base,
         }
     }
@@ -204,6 +253,33 @@ mod tests {
                     run_id: "run-x".into(),
                 },
                 "not_found",
+            ),
+            (
+                RunnerError::ProofUnknownOperator {
+                    operator_id: "x".into(),
+                },
+                "unknown_operator",
+            ),
+            (
+                RunnerError::ProofNotRunnable {
+                    operator_id: "qc.busco".into(),
+                    reason: "a download".into(),
+                },
+                "toolchain_missing",
+            ),
+            (
+                RunnerError::ProofPrerequisite {
+                    operator_id: "align.bwa".into(),
+                    prerequisite: "align.bwa_index.index".into(),
+                },
+                "run_failed",
+            ),
+            (
+                RunnerError::ProofFixture {
+                    fixture: "kraken2_db".into(),
+                    detail: "no kraken2-build".into(),
+                },
+                "toolchain_missing",
             ),
         ];
         for (error, code) in cases {

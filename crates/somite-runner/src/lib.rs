@@ -17,12 +17,17 @@
 //! [`evidence`](Supervisor::evidence) and [`subscribe`](Supervisor::subscribe)
 //! for the activity feed. Every failure is a [`RunnerError`] that converts
 //! into the wire envelope [`SomiteError`](somite_workflow::SomiteError).
+//!
+//! [`proof`] is the other way a contract meets its tool: one node's compiled
+//! task script run with the real binary on generated fixtures, without
+//! Pixi or Nextflow (`somite operator prove`).
 
 pub mod error;
 pub mod fixtures;
 pub mod launch;
 pub mod limits;
 pub mod process;
+pub mod proof;
 pub mod receipt;
 pub mod status;
 pub mod store;

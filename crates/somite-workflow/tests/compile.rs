@@ -9,7 +9,8 @@ mod nextflow_task;
 
 use compile_graphs::*;
 use nextflow_task::{
-    TARGET, compiled as compiled_doc, expected_args, graph_around, make_input, run_task,
+    TARGET, compiled as compiled_doc, evaluated_script, expected_args, graph_around, make_input,
+    run_task,
 };
 use serde_json::json;
 use somite_workflow::ErrorCode;
@@ -17,6 +18,7 @@ use somite_workflow::assessment::assess;
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::compile::{
     CompiledPackage, PROFILES, PixiArtifacts, RunClosure, TARGET_NEXTFLOW, TARGET_OPENJDK, compile,
+    task_script,
 };
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::operator::{OperatorKind, ParamType};
@@ -305,6 +307,50 @@ fn expected_pixi_args(project: &std::path::Path, package: &CompiledPackage) -> V
     .iter()
     .map(|a| a.to_vec())
     .collect()
+}
+
+/// The operator proofs run [`task_script`]'s bytes; this keeps them the
+/// bytes Nextflow runs: main.nf's script block, evaluated as Groovy
+/// evaluates it, for every shipped tool, with and without its optional
+/// inputs and with the thread count left to `task.cpus` or set.
+#[test]
+fn main_nf_embeds_exactly_the_task_script_of_every_node() {
+    let catalog = catalog();
+    let mut checked = 0;
+    for entry in catalog
+        .entries()
+        .filter(|e| e.contract.kind == OperatorKind::External)
+    {
+        let id = &entry.contract.id;
+        let threads = entry
+            .contract
+            .resources
+            .as_ref()
+            .and_then(|r| r.threads_param.clone());
+        let mut variants = vec![BTreeMap::new()];
+        if let Some(threads) = threads {
+            let min = entry
+                .contract
+                .param(&threads)
+                .and_then(|p| p.min)
+                .unwrap_or(1.0);
+            variants.push(BTreeMap::from([(threads, json!(min as u64))]));
+        }
+        for params in variants {
+            let sandbox = tempfile::tempdir().unwrap();
+            let root = sandbox.path();
+            let doc = graph_around(&catalog, id, params, &[], &mut |node, param, port| {
+                make_input(&root.join(format!("{node}-{param}")), port)
+            });
+            let package = compiled_doc(&doc, &catalog);
+            let (nextflow_runs, cpus) = evaluated_script(&package, TARGET);
+            let task = task_script(&doc, &catalog, TARGET).expect("a tool node");
+            assert_eq!(task.cpus.unwrap_or(1), cpus, "{id}");
+            assert_eq!(task.bash(cpus), nextflow_runs, "{id}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} scripts compared");
 }
 
 #[test]

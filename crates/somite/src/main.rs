@@ -12,6 +12,7 @@ mod compile_cmd;
 mod docs_cmd;
 mod eval_cmd;
 mod mcp_cmd;
+mod operator_cmd;
 mod serve_cmd;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,8 @@ enum Command {
     Serve(serve_cmd::ServeArgs),
     /// Search the operator catalog.
     Catalog(commands::CatalogArgs),
+    /// Prove an operator's contract with its real tool (a task-level proof, not a Nextflow run).
+    Operator(operator_cmd::OperatorArgs),
     /// Show the workflow graph or apply a transaction to it.
     Graph(commands::GraphArgs),
     /// Assess the workflow's readiness.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Serve(args) => serve_cmd::run(args),
         Command::Catalog(args) => commands::catalog(args),
+        Command::Operator(args) => operator_cmd::run(args),
         Command::Graph(args) => commands::graph(args),
         Command::Assess(args) => commands::assess(args),
         Command::Compile(args) => compile_cmd::compile(args),

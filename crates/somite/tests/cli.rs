@@ -214,3 +214,50 @@ fn readiness_notes_a_missing_pixi_only_and_honours_somite_pixi() {
             .contains("SOMITE_PIXI=\"pixi\" is invalid")
     );
 }
+
+#[test]
+fn operator_prove_runs_one_task_with_the_real_tool_and_says_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().to_str().unwrap();
+    let kind = somite_runner::proof::PROOF_KIND;
+    let out = somite(&[
+        "operator",
+        "prove",
+        "ref.samtools_faidx",
+        "--json",
+        "--work",
+        work,
+    ]);
+    let proof = json_of(&out);
+    assert!(out.status.success(), "{proof}");
+    assert_eq!(proof["kind"], kind);
+    assert_eq!(proof["passed"], true);
+    assert_eq!(proof["tool"], "samtools");
+    assert_eq!(proof["outputs"][0]["port"], "fai");
+    assert_eq!(proof["outputs"][0]["appeared"], true);
+    assert!(
+        proof["script_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("blake3:")
+    );
+
+    let human = somite(&["operator", "prove", "ref.samtools_faidx", "--work", work]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains(&format!("proven ({kind})")), "{text}");
+
+    let declared = somite(&["operator", "prove", "qc.busco", "--json", "--work", work]);
+    assert_eq!(declared.status.code(), Some(1));
+    let error = json_of(&declared);
+    assert_eq!(error["code"], "toolchain_missing");
+    assert!(
+        error["details"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("lineage")
+    );
+
+    let unknown = somite(&["operator", "prove", "files.import", "--work", work]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown_operator"));
+}

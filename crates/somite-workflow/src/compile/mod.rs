@@ -24,6 +24,7 @@ mod nextflow;
 mod pixi;
 mod plan;
 mod quote;
+mod task;
 
 pub use closure::{
     ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi, ClosureTargets,
@@ -33,6 +34,7 @@ pub use config::PROFILES;
 pub use documents::{NodeMap, NodeMapEntry, PACKAGED_TITLE};
 pub use manifest::{ManifestEntry, PackageManifest};
 pub use pixi::CHANNELS;
+pub use task::{TaskEnv, TaskInput, TaskOutput, TaskScript, task_script};
 
 use crate::assessment::{Assessment, ItemKind};
 use crate::canonical::{Revision, digest_bytes};

@@ -19,14 +19,15 @@
 //! it into the variable the command reads. `params.json` and the config keep
 //! the plain values a person reviews.
 
-use super::plan::{ChannelRef, CommandToken, Plan, Process, ProcessInput, StagedInput, WordPart};
-use super::quote::{bash_literal, groovy_string, gstring_text};
-use super::{COMPILER_VERSION, PIXI_MANIFEST, PIXI_MANIFEST_ENCODED, TARGET_NEXTFLOW};
+use super::plan::{ChannelRef, Plan, Process, ProcessInput};
+use super::quote::{groovy_string, gstring_text};
+use super::task::{ScriptLine, script_lines};
+use super::{COMPILER_VERSION, TARGET_NEXTFLOW};
 use std::fmt::Write as _;
 
 /// The main.nf function that encodes a value for the trip through the task
 /// environment: the UTF-8 bytes of its text, as standard base64.
-const ENCODE_FUNCTION: &str = "somiteBase64";
+pub(crate) const ENCODE_FUNCTION: &str = "somiteBase64";
 
 /// Renders `main.nf`.
 pub(crate) fn main_nf(plan: &Plan<'_>) -> String {
@@ -134,174 +135,17 @@ fn render_process(out: &mut String, p: &Process<'_>) {
 
     out.push_str("\n    script:\n    \"\"\"\n");
     for line in script_lines(p) {
-        if line.is_empty() {
+        let text = match line {
+            ScriptLine::Bash(bash) => gstring_text(&bash),
+            ScriptLine::ThreadsFromCpus(variable) => format!("export {variable}=${{task.cpus}}"),
+        };
+        if text.is_empty() {
             out.push('\n');
         } else {
-            let _ = writeln!(out, "    {line}");
+            let _ = writeln!(out, "    {text}");
         }
     }
     out.push_str("    \"\"\"\n}\n");
-}
-
-/// The task script, as lines of Groovy GString text.
-fn script_lines(p: &Process<'_>) -> Vec<String> {
-    let text = |bash: &str| gstring_text(bash);
-    let mut lines = vec![
-        text(&format!(
-            "# Values arrive base64-encoded (see {ENCODE_FUNCTION} in main.nf and"
-        )),
-        text("# nextflow.config): decode the variable named by $1 into the one named by $2."),
-        text("# The trailing `x` keeps trailing newlines that $(...) would strip."),
-        text("somite_decode() {"),
-        text("    local decoded"),
-        text(r#"    decoded="$(printf '%s' "${!1}" | base64 --decode && printf x)""#),
-        text(r#"    printf -v "$2" '%s' "${decoded%x}""#),
-        text("}"),
-        String::new(),
-        text(&format!(
-            "# Local and Slurm runs set {PIXI_MANIFEST_ENCODED} (see nextflow.config): the"
-        )),
-        text("# tool then runs inside this package's locked Pixi environment. Cloud runs"),
-        text("# leave it unset and get the same packages from the Wave container."),
-        text("set +u"),
-        text(&format!(
-            r#"if [ -n "${{{PIXI_MANIFEST_ENCODED}:-}}" ]; then"#
-        )),
-        text(&format!(
-            "    somite_decode {PIXI_MANIFEST_ENCODED} {PIXI_MANIFEST}"
-        )),
-        text(&format!(
-            r#"    somite_activation="$(pixi shell-hook --frozen --shell bash --manifest-path "${{{PIXI_MANIFEST}}}" --environment {})""#,
-            bash_literal(&p.environment)
-        )),
-        text(r#"    eval "${somite_activation}""#),
-        text("fi"),
-        text("set -euo pipefail"),
-        String::new(),
-    ];
-    for param in &p.params {
-        lines.push(text(&format!(
-            "somite_decode {} {}",
-            param.encoded_variable, param.variable
-        )));
-    }
-    if let Some(variable) = &p.threads_from_cpus {
-        lines.push(format!("export {variable}=${{task.cpus}}"));
-    }
-    for flag in &p.flags {
-        lines.push(text(&format!("{}=''", flag.variable)));
-        lines.push(text(&format!(
-            r#"if [ "${{{}}}" = 'true' ]; then {}={}; fi"#,
-            flag.param_variable,
-            flag.variable,
-            bash_literal(&flag.flag)
-        )));
-    }
-    for input in &p.inputs {
-        let staged: Vec<&StagedInput> = match input {
-            ProcessInput::Single(s) => vec![s],
-            ProcessInput::Pair(r1, r2) => vec![r1, r2],
-        };
-        for s in staged {
-            if let Some(variable) = &s.variable {
-                lines.push(text(&format!("{variable}=({})", s.pattern)));
-            }
-        }
-    }
-    lines.push(text("mkdir -p out tmp"));
-    lines.push(String::new());
-
-    let mut pending: Vec<String> = Vec::new();
-    let mut started = false;
-    let flush = |lines: &mut Vec<String>, pending: &mut Vec<String>, started: &mut bool| {
-        if pending.is_empty() {
-            return;
-        }
-        let operator = if *started { "+=" } else { "=" };
-        lines.push(text(&format!("somite_command{operator}(")));
-        for word in pending.drain(..) {
-            lines.push(text(&format!("    {word}")));
-        }
-        lines.push(text(")"));
-        *started = true;
-    };
-    for token in &p.command {
-        match token {
-            CommandToken::Always(parts) => pending.push(bash_word(parts)),
-            CommandToken::UnlessEmpty(parts) => {
-                flush(&mut lines, &mut pending, &mut started);
-                if !started {
-                    lines.push(text("somite_command=()"));
-                    started = true;
-                }
-                let word = bash_word(parts);
-                lines.push(text(&format!(
-                    "if [ -n {word} ]; then somite_command+=({word}); fi"
-                )));
-            }
-        }
-    }
-    flush(&mut lines, &mut pending, &mut started);
-    match &p.stdout {
-        Some(file) => lines.push(text(&format!(
-            r#""${{somite_command[@]}}" > {}"#,
-            bash_literal(file)
-        ))),
-        None => lines.push(text(r#""${somite_command[@]}""#)),
-    }
-
-    let required: Vec<_> = p.outputs.iter().filter(|o| !o.optional).collect();
-    if !required.is_empty() {
-        lines.push(String::new());
-        lines.push(text(
-            "# Every declared output must exist before the task counts as done.",
-        ));
-        lines.push(text("somite_require_output() {"));
-        lines.push(text(r#"    if ! compgen -G "$2" > /dev/null; then"#));
-        lines.push(text(&format!(
-            r#"        echo "somite: {} did not produce its declared output '$1' ($2)" >&2"#,
-            p.node_id
-        )));
-        lines.push(text("        exit 1"));
-        lines.push(text("    fi"));
-        lines.push(text("}"));
-        for output in required {
-            lines.push(text(&format!(
-                "somite_require_output {} {}",
-                bash_literal(&output.port),
-                bash_literal(&output.glob)
-            )));
-        }
-    }
-    lines
-}
-
-/// One bash word: literals single-quoted, variables double-quoted.
-fn bash_word(parts: &[WordPart]) -> String {
-    let mut word = String::new();
-    let mut expansions = String::new();
-    let close = |word: &mut String, expansions: &mut String| {
-        if !expansions.is_empty() {
-            let _ = write!(word, "\"{expansions}\"");
-            expansions.clear();
-        }
-    };
-    for part in parts {
-        match part {
-            WordPart::Literal(text) => {
-                close(&mut word, &mut expansions);
-                word.push_str(&bash_literal(text));
-            }
-            WordPart::Variable(name) => {
-                let _ = write!(expansions, "${{{name}}}");
-            }
-            WordPart::FirstPath(name) => {
-                let _ = write!(expansions, "${{{name}[0]}}");
-            }
-        }
-    }
-    close(&mut word, &mut expansions);
-    word
 }
 
 fn render_workflow(out: &mut String, plan: &Plan<'_>) {

@@ -102,6 +102,7 @@ pub(crate) enum ProcessInput {
 /// One bound input port: how it is staged and where its channel comes from.
 #[derive(Debug)]
 pub(crate) struct StagedInput {
+    pub port: String,
     /// The staging pattern: the contract's `stage_as`, or `in/<port>/*`,
     /// which keeps the original file name in a folder of its own.
     pub pattern: String,
@@ -447,6 +448,7 @@ fn process<'a>(
                     )));
                 }
                 StagedInput {
+                    port: port.name.clone(),
                     pattern: name.clone(),
                     variable: None,
                     channel,
@@ -461,6 +463,7 @@ fn process<'a>(
                     )));
                 }
                 StagedInput {
+                    port: port.name.clone(),
                     pattern: format!("in/{dir}/*"),
                     variable: Some(input_variable(&port.name)),
                     channel,

@@ -224,6 +224,28 @@ pub fn compiled(doc: &WorkflowDocument, catalog: &Catalog) -> CompiledPackage {
     compile(doc, catalog, &assessment).unwrap_or_else(|e| panic!("the graph compiles: {e:?}"))
 }
 
+/// Node `node_id`'s script block in `package`'s main.nf as Groovy evaluates
+/// it, and the cpus directive it was evaluated with (1 without one).
+pub fn evaluated_script(package: &CompiledPackage, node_id: &str) -> (String, u32) {
+    let main = std::str::from_utf8(&package.file("main.nf").expect("main.nf").bytes)
+        .expect("UTF-8")
+        .to_owned();
+    let node_map: NodeMap =
+        serde_json::from_slice(&package.file("node-map.json").expect("node-map.json").bytes)
+            .expect("node map");
+    let process = node_map
+        .processes
+        .iter()
+        .find_map(|(process, node)| (node == node_id).then_some(process.as_str()))
+        .expect("the node runs a process");
+    let block = process_block(&main, process);
+    let cpus: u32 = block
+        .iter()
+        .find_map(|l| l.strip_prefix("    cpus "))
+        .map_or(1, |n| n.parse().expect("a cpus number"));
+    (script(&block, cpus), cpus)
+}
+
 /// Runs node `node_id`'s task of `package`, unpacked at `project_dir`, in a
 /// task folder under `sandbox`, with stub tools that record their argv.
 pub fn run_task(

@@ -1,0 +1,95 @@
+//! `docs/operator-proofs.md`: which tool operators are proven here, against
+//! which Debian build, beside the bioconda version the contract pins, and
+//! why the others are not.
+//!
+//! The table is generated from the proofs themselves (the proofs test
+//! renders it and fails when the committed file differs), so it cannot
+//! claim a proof that did not pass. The version gap is the point of the
+//! two version columns: Debian's builds are older than the pins, and a
+//! contract that needs a newer flag says so in its reason.
+
+use super::{PROOF_KIND, Proof};
+use std::fmt::Write as _;
+
+/// One tool operator's line of the table.
+pub enum Coverage<'a> {
+    Proven(&'a Proof),
+    /// Cannot run here: the operator's pins and the recipe's reason.
+    Declared {
+        operator_id: &'a str,
+        tool: &'a str,
+        pinned: String,
+        reason: &'a str,
+    },
+}
+
+/// The whole document, in operator order as given.
+pub fn table(rows: &[Coverage<'_>]) -> String {
+    let proven = rows
+        .iter()
+        .filter(|r| matches!(r, Coverage::Proven(_)))
+        .count();
+    let mut out = format!(
+        "# Operator proofs\n\n\
+         <!-- Generated: SOMITE_UPDATE_COVERAGE=1 cargo nextest run -p somite-runner --test proofs.\n     \
+         A test fails when this file differs from what the proofs produce. -->\n\n\
+         Each proof is a **{PROOF_KIND}**: the\n\
+         task script the compiler writes into `main.nf` for one node (the same bytes), run by\n\
+         bash in a scratch task folder with generated fixtures staged under the declared names,\n\
+         parameters in the declared (base64) environment variables, no Pixi activation, and the\n\
+         Debian build of the tool on `PATH`. It proves the contract's flags, staging, quoting and\n\
+         output names against a real tool; it does not prove Nextflow's scheduling or the pinned\n\
+         bioconda build, which is newer than Debian's. Run one with `somite operator prove ID`.\n\n",
+    );
+    let _ = writeln!(
+        out,
+        "{proven} of {} tool operators proven; the others declare why they cannot run here.\n",
+        rows.len()
+    );
+    out.push_str(
+        "| Operator | Tool | Proven against (reported; Debian package) | Pinned (bioconda) | Status |\n\
+         |---|---|---|---|---|\n",
+    );
+    for row in rows {
+        match row {
+            Coverage::Proven(proof) => {
+                let reported = proof.tool_version.as_deref().unwrap_or("unreported");
+                let package = proof.debian_package.as_ref().map_or_else(
+                    || "no Debian package".to_owned(),
+                    |p| format!("{} {}", p.name, p.version),
+                );
+                let wrapper = if proof.wrapper.is_some() {
+                    " (through a wrapper: Debian names it differently)"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    out,
+                    "| `{}` | `{}` | {reported}; {package} | {} | proven{wrapper} |",
+                    proof.operator_id,
+                    proof.tool,
+                    pins(proof.pinned.iter())
+                );
+            }
+            Coverage::Declared {
+                operator_id,
+                tool,
+                pinned,
+                reason,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "| `{operator_id}` | `{tool}` | — | {pinned} | not run here: {reason} |"
+                );
+            }
+        }
+    }
+    out
+}
+
+/// `name version` pairs, joined.
+pub fn pins<'a>(pins: impl Iterator<Item = (&'a String, &'a String)>) -> String {
+    pins.map(|(name, version)| format!("{name} {version}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,305 @@
+//! The proofs' inputs: a tiny genome, its annotation, reads simulated from
+//! it, and a Kraken2 database built from it, all generated here.
+//!
+//! Validation's fixtures ([`crate::fixtures`]) are eight read pairs on
+//! 600 bp: enough to show a pipeline runs, too little for an assembler to
+//! make a contig or a caller to find a variant. A proof wants each tool to
+//! do its real work, so these are larger but still tiny: a 4 kb chromosome
+//! `chrP` from a fixed linear congruential generator, three genes on it
+//! (one spliced, one on the minus strand), and 600 read pairs of 75 bp
+//! simulated from a sample that differs from the reference by three SNPs,
+//! so callers call them, a third of them from a spliced transcript, so
+//! splice-aware aligners find a junction. Everything is a function of constants, so every
+//! machine generates the same bytes; each file is written once under
+//! `<root>/<blake3 hex>/<name>`, its content address.
+//!
+//! The Kraken2 database cannot be written by hand: it is built by the real
+//! `kraken2-build` from a hand-written taxonomy (two species of one genus)
+//! and library sequences whose headers carry `kraken:taxid|N`, with small
+//! k-mer and minimizer lengths. It takes about a second and classifies the
+//! fixture reads as species 101.
+
+use crate::error::RunnerError;
+use somite_workflow::canonical::digest_bytes;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Every fixture a recipe can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixtureKind {
+    /// `genome.fa`: the reference chromosome.
+    Genome,
+    /// `annotation.gtf`: three genes on it.
+    Annotation,
+    /// `transcripts.fa`: the spliced transcripts of those genes.
+    Transcripts,
+    /// `reads_R1.fastq` / `reads_R2.fastq`: the sample's read pairs.
+    ReadsR1,
+    ReadsR2,
+    /// `kraken2_db/`: `hash.k2d`, `opts.k2d`, `taxo.k2d`.
+    Kraken2Db,
+}
+
+const CHROMOSOME: &str = "chrP";
+const GENOME_LENGTH: usize = 4000;
+const READ_LENGTH: usize = 75;
+const READ_PAIRS: usize = 600;
+/// 1-based positions where the sample carries the next base (A→C, ...).
+const SNPS: [usize; 3] = [850, 1960, 3370];
+/// A gene: id, transcript id, exons (1-based, inclusive) and strand.
+type Gene = (&'static str, &'static str, &'static [(usize, usize)], char);
+
+const GENES: [Gene; 3] = [
+    ("gpa", "gpa-1", &[(201, 1200)], '+'),
+    ("gpb", "gpb-1", &[(1501, 2000), (2301, 2900)], '+'),
+    ("gpc", "gpc-1", &[(3101, 3800)], '-'),
+];
+/// The Kraken2 taxonomy: id, parent, rank, scientific name.
+const TAXA: [(u32, u32, &str, &str); 5] = [
+    (1, 1, "no rank", "root"),
+    (2, 1, "superkingdom", "Bacteria"),
+    (10, 2, "genus", "Somitia"),
+    (101, 10, "species", "Somitia prima"),
+    (102, 10, "species", "Somitia secunda"),
+];
+
+/// Writes `kind` under `root` unless it is there, and returns its path.
+pub fn materialize(kind: FixtureKind, root: &Path) -> Result<PathBuf, RunnerError> {
+    let (name, bytes) = match kind {
+        FixtureKind::Genome => ("genome.fa", fasta(&[(CHROMOSOME, reference())])),
+        FixtureKind::Annotation => ("annotation.gtf", gtf()),
+        FixtureKind::Transcripts => ("transcripts.fa", transcripts()),
+        FixtureKind::ReadsR1 => ("reads_R1.fastq", fastq(0)),
+        FixtureKind::ReadsR2 => ("reads_R2.fastq", fastq(1)),
+        FixtureKind::Kraken2Db => return kraken2_db(root),
+    };
+    write_addressed(root, name, &bytes)
+}
+
+fn write_addressed(root: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, RunnerError> {
+    let digest = digest_bytes(bytes);
+    let hex = digest.strip_prefix("blake3:").unwrap_or(&digest);
+    let path = root.join(hex).join(name);
+    if std::fs::read(&path).is_ok_and(|existing| existing == bytes) {
+        return Ok(path);
+    }
+    let dir = path.parent().expect("a fixture path has a folder");
+    std::fs::create_dir_all(dir).map_err(|e| RunnerError::io(dir, e))?;
+    std::fs::write(&path, bytes).map_err(|e| RunnerError::io(&path, e))?;
+    Ok(path)
+}
+
+/// A fixed pseudo-random sequence; `seed` picks which.
+fn sequence(seed: u32, length: usize) -> Vec<u8> {
+    let mut state = seed;
+    (0..length)
+        .map(|_| {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            b"ACGT"[(state >> 30) as usize]
+        })
+        .collect()
+}
+
+fn reference() -> Vec<u8> {
+    sequence(0x500F_5EED, GENOME_LENGTH)
+}
+
+/// The sequenced sample: the reference with its three SNPs.
+fn sample() -> Vec<u8> {
+    let mut bases = reference();
+    for position in SNPS {
+        let base = &mut bases[position - 1];
+        *base = match *base {
+            b'A' => b'C',
+            b'C' => b'G',
+            b'G' => b'T',
+            _ => b'A',
+        };
+    }
+    bases
+}
+
+fn reverse_complement(bases: &[u8]) -> Vec<u8> {
+    bases
+        .iter()
+        .rev()
+        .map(|b| match b {
+            b'A' => b'T',
+            b'C' => b'G',
+            b'G' => b'C',
+            _ => b'A',
+        })
+        .collect()
+}
+
+fn fasta(records: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, bases) in records {
+        out.extend_from_slice(format!(">{name}\n").as_bytes());
+        for line in bases.chunks(60) {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+    }
+    out
+}
+
+fn gtf() -> Vec<u8> {
+    let mut out = String::new();
+    for (gene, transcript, exons, strand) in GENES {
+        let start = exons[0].0;
+        let end = exons[exons.len() - 1].1;
+        let gene_attributes = format!("gene_id \"{gene}\"; gene_biotype \"protein_coding\";");
+        let transcript_attributes = format!("{gene_attributes} transcript_id \"{transcript}\";");
+        let mut row = |feature: &str, start: usize, end: usize, attributes: &str| {
+            out.push_str(&format!(
+                "{CHROMOSOME}\tsomite\t{feature}\t{start}\t{end}\t.\t{strand}\t.\t{attributes}\n"
+            ));
+        };
+        row("gene", start, end, &gene_attributes);
+        row("transcript", start, end, &transcript_attributes);
+        for (i, (exon_start, exon_end)) in exons.iter().enumerate() {
+            let attributes = format!("{transcript_attributes} exon_number \"{}\";", i + 1);
+            row("exon", *exon_start, *exon_end, &attributes);
+        }
+    }
+    out.into_bytes()
+}
+
+/// Gene `gene`'s transcript, spliced and on its own strand, from `genome`.
+fn transcript(genome: &[u8], gene: usize) -> Vec<u8> {
+    let (_, _, exons, strand) = GENES[gene];
+    let spliced: Vec<u8> = exons
+        .iter()
+        .flat_map(|(start, end)| genome[start - 1..*end].to_vec())
+        .collect();
+    if strand == '-' {
+        reverse_complement(&spliced)
+    } else {
+        spliced
+    }
+}
+
+fn transcripts() -> Vec<u8> {
+    let reference = reference();
+    let records: Vec<(&str, Vec<u8>)> = (0..GENES.len())
+        .map(|gene| (GENES[gene].1, transcript(&reference, gene)))
+        .collect();
+    fasta(&records)
+}
+
+/// Mate `mate` (0 or 1) of every pair: fragments of 180 to 299 bp at fixed
+/// pseudo-random places, mate 1 forward from the fragment's start, mate 2
+/// the reverse complement of its end. Two thirds come from the sample's
+/// genome (DNA: callers and assemblers), one third from its spliced `gpb`
+/// transcript (RNA: splice-aware aligners find the junction, quantifiers
+/// count it). Qualities vary so QC tools have something to report, and
+/// stay above trimming thresholds.
+fn fastq(mate: usize) -> Vec<u8> {
+    let genome = sample();
+    let spliced = transcript(&genome, 1);
+    let mut state: u32 = 0x0005_EED5;
+    let mut next = |bound: usize| {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 8) as usize % bound
+    };
+    let mut out = Vec::new();
+    for pair in 0..READ_PAIRS {
+        let sample = if pair % 3 == 2 { &spliced } else { &genome };
+        let fragment = 180 + next(120);
+        let start = next(sample.len() - fragment);
+        let bases = if mate == 0 {
+            sample[start..start + READ_LENGTH].to_vec()
+        } else {
+            reverse_complement(&sample[start + fragment - READ_LENGTH..start + fragment])
+        };
+        let quality: Vec<u8> = (0..READ_LENGTH)
+            .map(|i| b'!' + 30 + ((pair + i) % 11) as u8)
+            .collect();
+        out.extend_from_slice(format!("@proof_{:04}/{}\n", pair + 1, mate + 1).as_bytes());
+        out.extend_from_slice(&bases);
+        out.extend_from_slice(b"\n+\n");
+        out.extend_from_slice(&quality);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Builds the Kraken2 database with `kraken2-build` once per root; the
+/// folder holds only the three `.k2d` files a classification reads.
+fn kraken2_db(root: &Path) -> Result<PathBuf, RunnerError> {
+    let db = root.join("kraken2_db");
+    let files = ["hash.k2d", "opts.k2d", "taxo.k2d"];
+    if files.iter().all(|f| db.join(f).is_file()) {
+        return Ok(db);
+    }
+    let build = root.join("kraken2-build");
+    if build.exists() {
+        std::fs::remove_dir_all(&build).map_err(|e| RunnerError::io(&build, e))?;
+    }
+    let taxonomy = build.join("taxonomy");
+    std::fs::create_dir_all(&taxonomy).map_err(|e| RunnerError::io(&taxonomy, e))?;
+    let mut nodes = String::new();
+    let mut names = String::new();
+    for (id, parent, rank, name) in TAXA {
+        nodes.push_str(&format!("{id}\t|\t{parent}\t|\t{rank}\t|\t\t|\n"));
+        names.push_str(&format!("{id}\t|\t{name}\t|\t\t|\tscientific name\t|\n"));
+    }
+    let write = |path: PathBuf, bytes: &[u8]| {
+        std::fs::write(&path, bytes).map_err(|e| RunnerError::io(&path, e))
+    };
+    write(taxonomy.join("nodes.dmp"), nodes.as_bytes())?;
+    write(taxonomy.join("names.dmp"), names.as_bytes())?;
+    let library = build.join("library.fa");
+    write(
+        library.clone(),
+        &fasta(&[
+            (&format!("{CHROMOSOME}|kraken:taxid|101"), reference()),
+            ("other|kraken:taxid|102", sequence(0x0071_7E12, 3000)),
+        ]),
+    )?;
+    let steps: [&[&str]; 2] = [
+        &[
+            "--add-to-library",
+            "library.fa",
+            "--db",
+            ".",
+            "--no-masking",
+        ],
+        &[
+            "--build",
+            "--db",
+            ".",
+            "--kmer-len",
+            "25",
+            "--minimizer-len",
+            "21",
+            "--minimizer-spaces",
+            "3",
+            "--threads",
+            "1",
+        ],
+    ];
+    for args in steps {
+        let out = Command::new("kraken2-build")
+            .args(args)
+            .current_dir(&build)
+            .output()
+            .map_err(|e| RunnerError::ProofFixture {
+                fixture: "kraken2_db".into(),
+                detail: format!("kraken2-build: {e}"),
+            })?;
+        if !out.status.success() {
+            return Err(RunnerError::ProofFixture {
+                fixture: "kraken2_db".into(),
+                detail: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+    }
+    std::fs::create_dir_all(&db).map_err(|e| RunnerError::io(&db, e))?;
+    for file in files {
+        let from = build.join(file);
+        std::fs::copy(&from, db.join(file)).map_err(|e| RunnerError::io(&from, e))?;
+    }
+    Ok(db)
+}

@@ -1,0 +1,94 @@
+//! Every tool operator of the shipped catalog either proves with its real
+//! Debian tool (a task-level proof with the real binary, not a Nextflow
+//! run) or declares why it cannot run here, and `docs/operator-proofs.md`
+//! is the table those proofs produce. `scripts/setup` installs the tools;
+//! a missing one fails its proof rather than skipping it.
+
+use somite_runner::proof::coverage::{self, Coverage};
+use somite_runner::proof::{PROOF_KIND, Proof, Prover, recipes};
+use somite_workflow::Catalog;
+use somite_workflow::operator::OperatorKind;
+use std::path::Path;
+
+/// Set to rewrite the committed coverage table instead of comparing it.
+const UPDATE: &str = "SOMITE_UPDATE_COVERAGE";
+
+#[test]
+fn every_tool_operator_proves_or_declares_why_it_cannot() {
+    let catalog = Catalog::builtin().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut prover = Prover::new(&catalog, scratch.path());
+    let mut failures = Vec::new();
+    let mut proofs: Vec<(String, Result<Proof, &'static str>)> = Vec::new();
+    for entry in catalog
+        .entries()
+        .filter(|e| e.contract.kind == OperatorKind::External)
+    {
+        let id = &entry.contract.id;
+        match recipes::recipe(id) {
+            None => failures.push(format!("{id}: no recipe and no declared reason")),
+            Some(Err(reason)) => {
+                assert!(!reason.is_empty(), "{id}");
+                proofs.push((id.clone(), Err(reason)));
+            }
+            Some(Ok(_)) => match prover.prove(id) {
+                Ok(proof) => {
+                    println!("{}", proof.render());
+                    assert_eq!(proof.kind, PROOF_KIND);
+                    if !proof.passed {
+                        failures.push(proof.render());
+                    }
+                    proofs.push((id.clone(), Ok(proof)));
+                }
+                Err(e) => failures.push(format!("{id}: {e}")),
+            },
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+    // The metagenomics proof classifies the fixture reads as the species
+    // the tiny database holds them under.
+    let kraken = std::fs::read_to_string(
+        scratch
+            .path()
+            .join("tasks/class.kraken2/out/kraken2.report.txt"),
+    )
+    .unwrap();
+    assert!(
+        kraken
+            .lines()
+            .any(|l| l.contains("\tS\t101\t") && l.trim_start().starts_with("100.00")),
+        "{kraken}"
+    );
+
+    let rows: Vec<Coverage<'_>> = proofs
+        .iter()
+        .map(|(id, outcome)| match outcome {
+            Ok(proof) => Coverage::Proven(proof),
+            Err(reason) => {
+                let contract = &catalog.get(id).unwrap().contract;
+                Coverage::Declared {
+                    operator_id: id,
+                    tool: contract.bin.as_deref().unwrap_or(id),
+                    pinned: coverage::pins(contract.pixi.iter()),
+                    reason,
+                }
+            }
+        })
+        .collect();
+    let table = coverage::table(&rows);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/operator-proofs.md");
+    if std::env::var_os(UPDATE).is_some() {
+        std::fs::write(&path, &table).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == table,
+        "docs/operator-proofs.md is stale; rerun with {UPDATE}=1 and commit it.\n{table}"
+    );
+    let proven = rows
+        .iter()
+        .filter(|r| matches!(r, Coverage::Proven(_)))
+        .count();
+    assert!(proven >= 30, "only {proven} operators proven");
+}
