@@ -49,6 +49,7 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .clone()
         .route("/health", get(routes::health))
         .route("/transactions", post(routes::human_transaction))
+        .route("/project/rebind", post(routes::rebind))
         .route("/activity", get(routes::activity))
         .route("/activity/stream", get(sse::stream))
         .route("/compile", post(package_routes::compile))

@@ -6,8 +6,9 @@
 //! does; only the feed attribution differs.
 
 use crate::api_error::ApiError;
-use crate::body::RawJson;
+use crate::body::{JsonBody, RawJson};
 use crate::feed::{Epoch, FeedEvent, Resume};
+use crate::package_routes::NoOptions;
 use crate::state::{AppState, EditSource, TransactionReply, blocking};
 use axum::Json;
 use axum::extract::{FromRequestParts, Path, State};
@@ -185,6 +186,30 @@ pub async fn agent_transaction(
         .map(str::to_owned);
     blocking(&state, move |s| {
         s.apply(&txn, EditSource::Agent { activity })
+    })
+    .await
+    .map(Json)
+}
+
+/// What `POST /api/project/rebind` answers.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Rebound {
+    pub state_revision: String,
+}
+
+/// `POST /api/project/rebind` (body `{}`): binds the graph as served to its
+/// location again after its files were changed or moved by hand, while the
+/// server runs. Announced on the feed as `rebind`, so every open workspace
+/// reloads and its edits, compile, run, validate and export work again.
+pub async fn rebind(
+    State(state): State<Arc<AppState>>,
+    JsonBody(NoOptions {}): JsonBody<NoOptions>,
+) -> Result<Json<Rebound>, ApiError> {
+    blocking(&state, |s| {
+        let state_revision = s.project().rebind()?;
+        s.feed
+            .publish("rebind", json!({"state_revision": state_revision}));
+        Ok(Rebound { state_revision })
     })
     .await
     .map(Json)

@@ -981,3 +981,59 @@ async fn a_ready_graph_without_pixi_reports_the_missing_toolchain() {
         "the recovery says what to install: {body}"
     );
 }
+
+#[tokio::test]
+async fn a_project_awaiting_recovery_refuses_every_write_until_rebound_from_the_web() {
+    let h = Harness::start_with(|root| {
+        ready_project(root);
+        // The project's files were changed by hand: the sidecar no longer
+        // binds the graph.
+        let origin = somite_project::Layout::new(root).input_origin();
+        std::fs::write(origin, b"{}").unwrap();
+    })
+    .await;
+    let (_, workflow) = h.get("/api/workflow").await;
+    assert!(workflow["recovery_required"].is_string(), "{workflow}");
+    let base = h.state_revision().await;
+    let launch = json!({"idempotency_key": "launch-0001"});
+    for (path, body) in [
+        ("/api/transactions", add(&base, "edit-0001", "extra")),
+        ("/api/compile", json!({})),
+        ("/api/export", json!({})),
+        ("/api/runs", launch.clone()),
+        ("/api/validations", launch.clone()),
+    ] {
+        let (status, body) = h.post(path, &body).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{path}: {body}");
+        assert_envelope(&body, "input_origin_recovery_required");
+    }
+
+    let (status, rebound) = h.post("/api/project/rebind", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{rebound}");
+    assert_eq!(
+        rebound["state_revision"],
+        base.as_str(),
+        "the graph as served is kept"
+    );
+    let (status, body) = h.post("/api/project/rebind", &json!({"x": 1})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_envelope(&body, "invalid_request");
+    let (_, workflow) = h.get("/api/workflow").await;
+    assert!(workflow["recovery_required"].is_null(), "{workflow}");
+    let (_, feed) = h.get("/api/activity?after=0").await;
+    assert!(
+        feed["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|event| event["kind"] == "rebind"
+                && event["data"]["state_revision"] == base.as_str()),
+        "open workspaces learn of it: {feed}"
+    );
+    let (status, body) = h.post("/api/compile", &json!({})).await;
+    assert_eq!(status, StatusCode::OK, "writes work again: {body}");
+    let (status, body) = h
+        .post("/api/transactions", &add(&base, "edit-0001", "extra"))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}

@@ -8,8 +8,9 @@
 //! Verbs that only look open a read-only view, which takes no lock and
 //! writes nothing, so they are safe beside a running `somite serve`. Verbs
 //! that write need the project's lock; while a server holds it, `graph apply`
-//! goes through that server (so its canvas and activity feed see the edit)
-//! and the others are refused with `project_in_use`, naming the server.
+//! and `project rebind` go through that server (so its canvas and activity
+//! feed see them) and `graph import` is refused with `project_in_use`,
+//! naming the server.
 
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -152,23 +153,45 @@ fn apply(dir: &ProjectDir, txn: &GraphTransaction) -> Result<TransactionOutcome,
     match lock::claim(&Layout::new(&dir.project), LOCK_WAIT)? {
         Claim::Acquired(lock) => Project::open_locked(lock, Seed::Empty)?.apply_transaction(txn),
         Claim::HeldByServer(server) => {
-            let outcome = apply_through_server(&server, txn)?;
+            let outcome = through_server(&server, "/api/transactions", txn)?;
             eprintln!("(applied through the Somite server at {})", server.url);
             Ok(outcome)
         }
     }
 }
 
-/// How long a forwarded edit may take: the server publishes it durably,
-/// which is milliseconds unless the disk is in trouble.
-const SERVER_EDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+/// What `somite project rebind` reports.
+#[derive(Serialize, serde::Deserialize)]
+struct Rebound {
+    state_revision: String,
+}
 
-/// Posts `txn` to the human transaction route of the server holding the
-/// project; its answer (the outcome, or the structured error) is ours.
-fn apply_through_server(
+/// Rebinds through the project's one writer, like [`apply`].
+fn rebind(dir: &ProjectDir) -> Result<Rebound, SomiteError> {
+    match lock::claim(&Layout::new(&dir.project), LOCK_WAIT)? {
+        Claim::Acquired(lock) => {
+            let state_revision = Project::open_locked(lock, Seed::Empty)?.rebind()?;
+            Ok(Rebound { state_revision })
+        }
+        Claim::HeldByServer(server) => {
+            let rebound = through_server(&server, "/api/project/rebind", &serde_json::json!({}))?;
+            eprintln!("(rebound through the Somite server at {})", server.url);
+            Ok(rebound)
+        }
+    }
+}
+
+/// How long a forwarded write may take: the server publishes it durably,
+/// which is milliseconds unless the disk is in trouble.
+const SERVER_WRITE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Posts `body` to a human route of the server holding the project; its
+/// answer (the result, or the structured error) is ours.
+fn through_server<T: serde::de::DeserializeOwned>(
     server: &ServerAnnouncement,
-    txn: &GraphTransaction,
-) -> Result<TransactionOutcome, SomiteError> {
+    route: &str,
+    body: &impl Serialize,
+) -> Result<T, SomiteError> {
     let unreachable = |e: &dyn std::fmt::Display| {
         lock::in_use_by_server(
             server,
@@ -183,11 +206,11 @@ fn apply_through_server(
     let (status, body) = runtime
         .block_on(async {
             let client = reqwest::Client::builder()
-                .timeout(SERVER_EDIT_TIMEOUT)
+                .timeout(SERVER_WRITE_TIMEOUT)
                 .build()?;
             let response = client
-                .post(format!("{}/api/transactions", server.url))
-                .json(txn)
+                .post(format!("{}{route}", server.url))
+                .json(body)
                 .send()
                 .await?;
             let status = response.status();
@@ -445,12 +468,7 @@ fn render_assessment(a: &Assessment) -> String {
 
 pub fn project(args: ProjectArgs) -> anyhow::Result<ExitCode> {
     let ProjectAction::Rebind { dir, output } = args.action;
-    #[derive(Serialize)]
-    struct Rebound {
-        state_revision: String,
-    }
-    let result =
-        open(&dir).and_then(|mut p| p.rebind().map(|state_revision| Rebound { state_revision }));
+    let result = rebind(&dir);
     finish(&output, result, |r| {
         format!("rebound; state revision {}\n", r.state_revision)
     })

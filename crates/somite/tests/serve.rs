@@ -254,15 +254,44 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
     assert_eq!(status, 200);
 
     // Writes without an HTTP route are refused, never applied behind its back.
+    let document = dir.path().join("other.somite.json");
+    std::fs::write(
+        &document,
+        serde_json::to_vec(&after_cli["document"]).unwrap(),
+    )
+    .unwrap();
+    let import = somite()
+        .args(["graph", "import", "--json", "--project"])
+        .arg(dir.path())
+        .arg(&document)
+        .output()
+        .unwrap();
+    assert_eq!(import.status.code(), Some(1));
+    let refusal: serde_json::Value = serde_json::from_slice(&import.stdout).unwrap();
+    assert_eq!(refusal["code"], "project_in_use");
+    assert_eq!(refusal["details"]["server_url"], server.url.as_str());
+
+    // A rebind goes through the server, which announces it.
     let rebind = somite()
         .args(["project", "rebind", "--json", "--project"])
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(rebind.status.code(), Some(1));
-    let refusal: serde_json::Value = serde_json::from_slice(&rebind.stdout).unwrap();
-    assert_eq!(refusal["code"], "project_in_use");
-    assert_eq!(refusal["details"]["server_url"], server.url.as_str());
+    assert!(
+        rebind.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rebind.stdout)
+    );
+    assert!(String::from_utf8_lossy(&rebind.stderr).contains(&server.url));
+    let feed = server.get("/api/activity?after=0");
+    assert!(
+        feed["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|event| event["kind"] == "rebind"),
+        "{feed}"
+    );
 
     drop(server);
     let kept = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();

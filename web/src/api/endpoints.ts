@@ -28,6 +28,7 @@ import type {
   GraphTransaction,
   LauncherList,
   OperatorReply,
+  Rebound,
   RunStarted,
   RunStatus,
   SessionView,
@@ -42,6 +43,8 @@ export interface SomiteApi {
   /** The graph of a recent state (404 `not_found` once the runtime no longer holds it). */
   workflowAt(stateRevision: string, signal?: AbortSignal): Promise<WorkflowRevision>;
   applyTransaction(transaction: GraphTransaction): Promise<TransactionReply>;
+  /** Binds the graph as served to its location again after its files were changed by hand. */
+  rebind(): Promise<Rebound>;
   readiness(signal?: AbortSignal): Promise<Assessment>;
   searchCatalog(query: string, limit: number, signal?: AbortSignal): Promise<CatalogPage>;
   operator(id: string, signal?: AbortSignal): Promise<OperatorReply>;
@@ -73,6 +76,8 @@ export function createApi(http: HttpClient): SomiteApi {
         schema: s.transactionReply,
         maxBytes: MAX_DOCUMENT_REPLY_BYTES,
       }),
+    rebind: () =>
+      http.request({ path: "/api/project/rebind", method: "POST", body: {}, schema: s.rebound, maxBytes: MAX_REPLY_BYTES }),
     readiness: (signal) =>
       http.request({ path: "/api/readiness", schema: s.assessment, maxBytes: MAX_DOCUMENT_REPLY_BYTES, signal }),
     searchCatalog: (query, limit, signal) =>

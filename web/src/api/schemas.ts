@@ -113,6 +113,11 @@ export const workflowView = z.object({
 });
 
 /** `GET /api/workflow?state_revision=`: the graph of one recent state. */
+/** `POST /api/project/rebind`: the graph as served, bound to its location again. */
+export const rebound = z.object({
+  state_revision: revision,
+});
+
 export const workflowRevision = z.object({
   state_revision: revision,
   graph_revision: revision,

@@ -9,6 +9,7 @@ export type WorkflowNote = z.infer<typeof s.workflowNote>;
 export type WorkflowDocument = z.infer<typeof s.workflowDocument>;
 export type WorkflowView = z.infer<typeof s.workflowView>;
 export type WorkflowRevision = z.infer<typeof s.workflowRevision>;
+export type Rebound = z.infer<typeof s.rebound>;
 export type TransactionReply = z.infer<typeof s.transactionReply>;
 export type FeedEvent = z.infer<typeof s.feedEvent>;
 export type FeedGap = z.infer<typeof s.feedGap>;

@@ -73,7 +73,7 @@ describe("gateControls", () => {
 
   it("blocks everything while the workflow must be rebound", () => {
     const gates = gateControls(inputs({ recoveryRequired: "the workflow file moved" }));
-    expect(gates.compile.reason).toBe("Cannot compile: the workflow file moved. Run `somite project rebind` first");
+    expect(gates.compile.reason).toBe("Cannot compile: the workflow file moved. Rebind the workflow first");
   });
 
   it("lets a missing Pixi block nothing, but warns on run and validate", () => {

@@ -70,7 +70,7 @@ export function gateControls(inputs: GateInputs): Readonly<Record<ControlAction,
 function readinessBlock(inputs: GateInputs): ((verb: string) => string) | undefined {
   const { readiness, graphRevision, recoveryRequired } = inputs;
   if (recoveryRequired) {
-    return (verb) => `Cannot ${verb}: ${recoveryRequired}. Run \`somite project rebind\` first`;
+    return (verb) => `Cannot ${verb}: ${recoveryRequired}. Rebind the workflow first`;
   }
   if (!readiness) return () => "Assessing readiness…";
   if (readiness.graph_revision !== graphRevision) return () => "Checking readiness of the latest edit…";

@@ -185,7 +185,11 @@ export function App() {
       />
       {state.recoveryRequired && (
         <p className="banner banner--danger" role="alert">
-          Graph edits are blocked: {state.recoveryRequired}. Run <code>somite project rebind</code> to bind the workflow to its location again.
+          Graph edits are blocked: {state.recoveryRequired}.{" "}
+          <button type="button" onClick={() => void workspace.rebind()}>
+            Rebind the workflow as shown
+          </button>{" "}
+          (or run <code>somite project rebind</code>) to bind it to its location again.
         </p>
       )}
       <div className={`workbench${agentOpen ? " workbench--agent" : ""}`}>

@@ -189,6 +189,27 @@ describe("Workspace: documents by revision and runtime restarts", () => {
     expect(ws.getState().notices.at(-1)?.title).toMatch(/Reloaded the workflow/);
   });
 
+  it("rebinds a project awaiting recovery without a restart, and follows another window's rebind", async () => {
+    const runtime = new FakeRuntime(start);
+    runtime.recoveryRequired = "the graph on disk is not the one its sidecar recorded";
+    const ws = await open(runtime);
+    expect(ws.getState().recoveryRequired).toMatch(/sidecar/);
+    await ws.rebind();
+    await settle();
+    expect(ws.getState().recoveryRequired).toBeNull();
+    expect(runtime.events.at(-1)?.kind).toBe("rebind");
+
+    // Another window rebinds: this one reads the project again.
+    const other = new FakeRuntime(start);
+    other.recoveryRequired = "moved by hand";
+    const watching = await open(other);
+    expect(watching.getState().recoveryRequired).toBe("moved by hand");
+    await other.api.rebind();
+    await settle();
+    await settle();
+    expect(watching.getState().recoveryRequired).toBeNull();
+  });
+
   it("reloads on a reset after a restart and then follows every new edit", async () => {
     const runtime = new FakeRuntime(start);
     const ws = await open(runtime);

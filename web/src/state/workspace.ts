@@ -23,6 +23,9 @@ import { transactionEventData } from "../api/schemas";
 import type { Assessment, FeedEvent, FeedPosition, GraphTransaction, Operation, TransactionEventData, TransactionReply } from "../api/types";
 import { validate } from "../api/validate";
 import { idempotencyKey } from "../domain/ids";
+
+/** The feed kind that announces `POST /api/project/rebind`. */
+const REBIND_EVENT = "rebind";
 import { operationsBetween } from "./compensate";
 import { EditHistory } from "./history";
 import type { AppliedTransaction, SequencedEvent } from "./sequencer";
@@ -177,6 +180,25 @@ export class Workspace {
     });
   }
 
+  /**
+   * Binds the graph as shown to its location again (the project's files were
+   * changed or moved by hand), then reloads: edits, compile, run, validate
+   * and export work again.
+   */
+  rebind(): Promise<void> {
+    return this.enqueue(async () => {
+      try {
+        await this.deps.api.rebind();
+      } catch (error) {
+        const { title, detail } = describeFailure(error);
+        this.notify("error", `Could not rebind the workflow: ${title}`, detail);
+        return;
+      }
+      this.notify("info", "The workflow is bound to its location again");
+      await this.load("resync");
+    });
+  }
+
   undo(): Promise<void> {
     return this.enqueue(() => this.travel("undo"));
   }
@@ -284,6 +306,11 @@ export class Workspace {
 
   private receive(event: FeedEvent): void {
     for (const tap of this.taps) tap.event(event);
+    // Another window rebound the project: read it again, edits work again.
+    if (event.kind === REBIND_EVENT && this.state.recoveryRequired) {
+      void this.load("resync");
+      return;
+    }
     const sequencer = this.sequencer;
     const resolving = this.resolving;
     if (!sequencer || sequencer.knows(event.cursor) || resolving.has(event.cursor)) return;

@@ -35,6 +35,8 @@ export class FakeRuntime {
   /** Feed events not yet pushed to subscribers (when `autoDeliver` is off). */
   readonly undelivered: FeedEvent[] = [];
   autoDeliver = true;
+  /** Why the project refuses writes until rebound (`null`: it does not). */
+  recoveryRequired: string | null = null;
   /** Cursors older than this were evicted from the backlog. */
   firstAvailable = 1;
   readonly requests: GraphTransaction[] = [];
@@ -69,7 +71,7 @@ export class FakeRuntime {
         graph_revision: this.graphRevision,
         semantic_revision: this.graphRevision,
         input_location: ".somite/web.somite.json",
-        recovery_required: null,
+        recovery_required: this.recoveryRequired,
         catalog_revision: revisionOf("catalog"),
         document: structuredClone(this.document),
         feed_cursor: this.lastCursor,
@@ -88,6 +90,12 @@ export class FakeRuntime {
         race?.();
         return this.transact(transaction, "human");
       }),
+    rebind: () => {
+      this.recoveryRequired = null;
+      const state_revision = this.stateRevision;
+      this.publish({ cursor: this.lastCursor + 1, kind: "rebind", time_ms: 0, data: { state_revision } });
+      return Promise.resolve({ state_revision });
+    },
     readiness: () => Promise.resolve(this.assessment()),
     searchCatalog: () => Promise.reject(new Error("not used")),
     operator: () => Promise.reject(new Error("not used")),
