@@ -134,7 +134,7 @@ fn reference() -> Vec<u8> {
         .collect()
 }
 
-fn reverse_complement(bases: &[u8]) -> Vec<u8> {
+pub(crate) fn reverse_complement(bases: &[u8]) -> Vec<u8> {
     bases
         .iter()
         .rev()

@@ -13,49 +13,8 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{ready_project, sibling};
-
-struct Serve {
-    child: Child,
-    url: String,
-}
-
-impl Serve {
-    fn start(project: &Path) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_somite"))
-            .args(["serve", "--port", "0", "--project"])
-            .arg(project)
-            .env("SOMITE_PIXI", sibling("somite-pixi-standin"))
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_whitespace()
-            .nth(3)
-            .expect("serve prints its URL")
-            .trim_end_matches('/')
-            .to_owned();
-        Serve { child, url }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
-}
+use support::{ServeChild, ready_project, sibling};
 
 async fn post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
     let response = client.post(url).json(&body).send().await.unwrap();
@@ -66,7 +25,7 @@ async fn get(client: &reqwest::Client, url: String) -> Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
 }
 
-async fn until_terminal(client: &reqwest::Client, serve: &Serve, run_id: &str) -> Value {
+async fn until_terminal(client: &reqwest::Client, serve: &ServeChild, run_id: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let status = get(
@@ -85,7 +44,9 @@ async fn until_terminal(client: &reqwest::Client, serve: &Serve, run_id: &str) -
 async fn a_validation_through_the_runtime_ends_with_a_receipt_that_validates_the_graph() {
     let project = tempfile::tempdir().unwrap();
     ready_project(project.path());
-    let serve = Serve::start(project.path());
+    let serve = ServeChild::start(project.path(), |command| {
+        command.env("SOMITE_PIXI", sibling("somite-pixi-standin"));
+    });
     let client = reqwest::Client::new();
 
     let evidence = get(&client, format!("{}/api/evidence", serve.url)).await;

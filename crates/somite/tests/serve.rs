@@ -2,9 +2,12 @@
 //! refuses non-loopback binds and bad configuration, and stops cleanly on
 //! Ctrl-C.
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::ServeChild;
 
 fn somite() -> Command {
     Command::new(env!("CARGO_BIN_EXE_somite"))
@@ -89,86 +92,38 @@ fn serve_refuses_a_non_loopback_address_and_bad_environment() {
     );
 }
 
-/// A `somite serve` child on `dir`, stopped (SIGKILL) when dropped.
-struct Server {
-    /// Taken by [`Server::into_child`]; killed on drop otherwise.
-    child: Option<std::process::Child>,
-    url: String,
+/// The JSON answer of `GET {server}{path}`.
+fn get(server: &ServeChild, path: &str) -> serde_json::Value {
+    tokio_runtime().block_on(async {
+        reqwest::get(format!("{}{path}", server.url))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    })
 }
 
-impl Server {
-    fn start(dir: &std::path::Path) -> Server {
-        let mut child = somite()
-            .args(["serve", "--port", "0", "--project"])
-            .arg(dir)
-            .env("SOMITE_MCP_DOCS_FETCH", "off")
-            .env("SOMITE_ACP_REGISTRY_URL", "off")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
+/// Posts a one-operation edit as the web workspace does; the status and answer.
+fn edit(
+    server: &ServeChild,
+    base: &str,
+    key: &str,
+    operation: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    tokio_runtime().block_on(async {
+        let response = reqwest::Client::new()
+            .post(format!("{}/api/transactions", server.url))
+            .json(&serde_json::json!({
+                "base_state_revision": base, "idempotency_key": key,
+                "summary": "web edit", "operations": [operation],
+            }))
+            .send()
+            .await
             .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split_whitespace()
-            .nth(3)
-            .unwrap_or_else(|| panic!("serve did not start: {line:?}"))
-            .trim_end_matches('/')
-            .to_owned();
-        Server {
-            child: Some(child),
-            url,
-        }
-    }
-
-    /// The child, no longer killed on drop.
-    fn into_child(mut self) -> std::process::Child {
-        self.child.take().expect("the child is still ours")
-    }
-
-    fn get(&self, path: &str) -> serde_json::Value {
-        tokio_runtime().block_on(async {
-            reqwest::get(format!("{}{path}", self.url))
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap()
-        })
-    }
-
-    /// Posts a one-operation edit as the web workspace does; the status.
-    fn edit(
-        &self,
-        base: &str,
-        key: &str,
-        operation: serde_json::Value,
-    ) -> (u16, serde_json::Value) {
-        tokio_runtime().block_on(async {
-            let response = reqwest::Client::new()
-                .post(format!("{}/api/transactions", self.url))
-                .json(&serde_json::json!({
-                    "base_state_revision": base, "idempotency_key": key,
-                    "summary": "web edit", "operations": [operation],
-                }))
-                .send()
-                .await
-                .unwrap();
-            let status = response.status().as_u16();
-            (status, response.json().await.unwrap())
-        })
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(child) = self.child.as_mut() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    })
 }
 
 fn tokio_runtime() -> tokio::runtime::Runtime {
@@ -185,7 +140,7 @@ fn state_revision(workflow: &serde_json::Value) -> String {
 #[test]
 fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
+    let server = ServeChild::start(dir.path(), |_| {});
 
     // A second server refuses, naming the first.
     let second = somite()
@@ -201,7 +156,7 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
     );
 
     // What the CLI reads is what the server serves, seed included.
-    let served = server.get("/api/workflow");
+    let served = get(&server, "/api/workflow");
     let shown = somite()
         .args(["graph", "show", "--json", "--project"])
         .arg(dir.path())
@@ -212,9 +167,9 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
     assert_eq!(state_revision(&shown), state_revision(&served));
 
     // A CLI edit goes through the server: acknowledged, on its feed, kept.
-    let edit = dir.path().join("edit.json");
+    let edit_file = dir.path().join("edit.json");
     std::fs::write(
-        &edit,
+        &edit_file,
         serde_json::to_vec(&serde_json::json!({
             "base_state_revision": state_revision(&served),
             "idempotency_key": "cli-edit-0001",
@@ -227,7 +182,7 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
     let applied = somite()
         .args(["graph", "apply", "--json", "--project"])
         .arg(dir.path())
-        .arg(&edit)
+        .arg(&edit_file)
         .output()
         .unwrap();
     assert!(
@@ -237,16 +192,17 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
     );
     assert!(String::from_utf8_lossy(&applied.stderr).contains(&server.url));
     let outcome: serde_json::Value = serde_json::from_slice(&applied.stdout).unwrap();
-    let feed = server.get("/api/activity?after=0");
+    let feed = get(&server, "/api/activity?after=0");
     assert!(
         feed.to_string().contains("a note from the command line"),
         "the canvas's feed announces the CLI edit: {feed}"
     );
 
     // The next web edit builds on it instead of overwriting it.
-    let after_cli = server.get("/api/workflow");
+    let after_cli = get(&server, "/api/workflow");
     assert_eq!(state_revision(&after_cli), outcome["state_revision"]);
-    let (status, _) = server.edit(
+    let (status, _) = edit(
+        &server,
         &state_revision(&after_cli),
         "web-edit-0001",
         serde_json::json!({"op": "add_note", "note_id": "from-web", "text": "web", "x": 9, "y": 9}),
@@ -283,7 +239,7 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
         String::from_utf8_lossy(&rebind.stdout)
     );
     assert!(String::from_utf8_lossy(&rebind.stderr).contains(&server.url));
-    let feed = server.get("/api/activity?after=0");
+    let feed = get(&server, "/api/activity?after=0");
     assert!(
         feed["events"]
             .as_array()
@@ -310,7 +266,7 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
 #[test]
 fn read_only_commands_never_break_the_servers_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path());
+    let server = ServeChild::start(dir.path(), |_| {});
     let project = dir.path().to_owned();
     let readers = std::thread::spawn(move || {
         for _ in 0..25 {
@@ -326,10 +282,11 @@ fn read_only_commands_never_break_the_servers_writes() {
             }
         }
     });
-    let mut base = state_revision(&server.get("/api/workflow"));
+    let mut base = state_revision(&get(&server, "/api/workflow"));
     let mut edits = 0;
     while !readers.is_finished() || edits < 20 {
-        let (status, reply) = server.edit(
+        let (status, reply) = edit(
+            &server,
             &base,
             &format!("web-edit-{edits:04}"),
             serde_json::json!({"op": "move", "node_id": "reads", "x": edits, "y": 0}),
@@ -339,7 +296,7 @@ fn read_only_commands_never_break_the_servers_writes() {
         edits += 1;
     }
     readers.join().unwrap();
-    let served = server.get("/api/workflow");
+    let served = get(&server, "/api/workflow");
     assert_eq!(state_revision(&served), base);
     drop(server);
     let kept = somite_project::Project::open(dir.path(), somite_project::Seed::Example).unwrap();
@@ -355,7 +312,7 @@ fn read_only_commands_never_break_the_servers_writes() {
 fn a_signal_sent_the_moment_the_url_is_printed_stops_serve_cleanly() {
     for signal in ["-INT", "-TERM"] {
         let dir = tempfile::tempdir().unwrap();
-        let server = Server::start(dir.path());
+        let server = ServeChild::start(dir.path(), |_| {});
         let mut child = server.into_child();
         let status = Command::new("kill")
             .args([signal, &child.id().to_string()])

@@ -20,6 +20,7 @@
 //! fixture reads as species 101.
 
 use crate::error::RunnerError;
+use crate::fixtures::reverse_complement;
 use somite_workflow::canonical::digest_bytes;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -117,19 +118,6 @@ fn sample() -> Vec<u8> {
         };
     }
     bases
-}
-
-fn reverse_complement(bases: &[u8]) -> Vec<u8> {
-    bases
-        .iter()
-        .rev()
-        .map(|b| match b {
-            b'A' => b'T',
-            b'C' => b'G',
-            b'G' => b'C',
-            _ => b'A',
-        })
-        .collect()
 }
 
 fn fasta(records: &[(&str, Vec<u8>)]) -> Vec<u8> {

@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use serde_json::json;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 /// A binary the workspace build puts beside `somite`.
 pub fn sibling(name: &str) -> PathBuf {
@@ -58,4 +60,61 @@ pub fn standin_pixi(dir: &Path, settings: &str) -> PathBuf {
     std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
     std::fs::set_permissions(&wrapper, permissions).unwrap();
     wrapper
+}
+
+/// A `somite serve` child on a project, stopped when dropped the way a user
+/// stops it (SIGINT), then waited for.
+pub struct ServeChild {
+    /// Taken by [`ServeChild::into_child`].
+    child: Option<Child>,
+    /// The base URL it printed, e.g. `http://127.0.0.1:43817`.
+    pub url: String,
+}
+
+impl ServeChild {
+    /// Starts `somite serve --port 0` on `project` (with `configure` adding
+    /// to its environment) and returns once it has printed its URL. It never
+    /// fetches manuals or the ACP registry.
+    pub fn start(project: &Path, configure: impl FnOnce(&mut Command)) -> ServeChild {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
+        command
+            .args(["serve", "--port", "0", "--project"])
+            .arg(project)
+            .env("SOMITE_MCP_DOCS_FETCH", "off")
+            .env("SOMITE_ACP_REGISTRY_URL", "off")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        configure(&mut command);
+        let mut child = command.spawn().unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split_whitespace()
+            .nth(3)
+            .unwrap_or_else(|| panic!("serve did not print its URL: {line:?}"))
+            .trim_end_matches('/')
+            .to_owned();
+        ServeChild {
+            child: Some(child),
+            url,
+        }
+    }
+
+    /// The child, no longer stopped on drop.
+    pub fn into_child(mut self) -> Child {
+        self.child.take().expect("the child is still ours")
+    }
+}
+
+impl Drop for ServeChild {
+    fn drop(&mut self) {
+        if let Some(child) = self.child.as_mut() {
+            let _ = Command::new("kill")
+                .args(["-INT", &child.id().to_string()])
+                .status();
+            let _ = child.wait();
+        }
+    }
 }
