@@ -9,8 +9,11 @@
 import { z } from "zod/mini";
 
 const revision = z.string().check(z.regex(/^blake3:[0-9a-f]{64}$/, "expected a blake3:<hex> revision"));
-/** Nodes, edges and notes share one id namespace: 1–128 of [A-Za-z0-9_.-]. */
-const graphId = z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,128}$/, "expected a graph id"));
+/**
+ * Nodes, edges and notes share one id namespace: 1–128 of [A-Za-z0-9_.-],
+ * but never `.` or `..`, which would name a folder outside a node's results.
+ */
+const graphId = z.string().check(z.regex(/^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/, "expected a graph id"));
 /** A port type name such as `FastqGz` (the documented set has 28). */
 const portType = z.string().check(z.regex(/^[A-Z][A-Za-z0-9]{0,31}$/, "expected a port type name"));
 const coordinate = z.number().check(z.refine(Number.isFinite, "expected a finite number"));

@@ -34,7 +34,8 @@ export function edgeIdBase(fromNode: string, fromPort: string, toNode: string): 
 
 function sanitize(text: string): string {
   const cleaned = text.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 100);
-  return cleaned === "" ? "item" : cleaned;
+  // `.` and `..` are no ids: as folder names they leave a node's results.
+  return cleaned === "" || cleaned === "." || cleaned === ".." ? "item" : cleaned;
 }
 
 /** A key matching `^[A-Za-z0-9_-]{8,128}$`, unique per intended edit. */
