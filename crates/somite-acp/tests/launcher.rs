@@ -1,5 +1,6 @@
-//! Launcher discovery against the bundled registry snapshot, a fake `PATH`,
-//! and the shared registry snapshot read in place.
+//! Launcher discovery against the bundled registry snapshot and a fake
+//! `PATH`, and the snapshot itself checked against the registry's published
+//! JSON schemas (committed under the repository's `tests/data/acp-registry/`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,9 +18,39 @@ const PLATFORMS: &[&str] = &[
     "windows-x86_64",
 ];
 
-fn shared_snapshot() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/acp-registry/registry-snapshot-2026-02-07.json")
+/// The repository's test data folder (`tests/data/`; its README says where
+/// each file came from).
+fn test_data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
+}
+
+/// The file `Registry::bundled` compiles in.
+fn bundled_snapshot_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("registry/registry-snapshot.json")
+}
+
+/// Where the registry publishes its schemas: `registry.schema.json` refers
+/// to `agent.schema.json` relative to this.
+const SCHEMA_BASE: &str = "https://cdn.agentclientprotocol.com/registry/v1/latest/";
+
+/// The registry's published schema, with the agent schema it refers to,
+/// compiled from the committed copies (nothing is fetched).
+fn registry_schema() -> (boon::Schemas, boon::SchemaIndex) {
+    let mut compiler = boon::Compiler::new();
+    compiler.enable_format_assertions();
+    for name in ["registry.schema.json", "agent.schema.json"] {
+        let text = std::fs::read_to_string(test_data().join("acp-registry").join(name))
+            .unwrap_or_else(|error| panic!("{name}: {error}"));
+        let schema = serde_json::from_str(&text).unwrap_or_else(|error| panic!("{name}: {error}"));
+        compiler
+            .add_resource(&format!("{SCHEMA_BASE}{name}"), schema)
+            .expect("schema location");
+    }
+    let mut schemas = boon::Schemas::new();
+    let index = compiler
+        .compile(&format!("{SCHEMA_BASE}registry.schema.json"), &mut schemas)
+        .unwrap_or_else(|error| panic!("the registry schema compiles: {error:#}"));
+    (schemas, index)
 }
 
 /// A directory of fake executables (and one file that is not executable).
@@ -43,12 +74,36 @@ fn argv_without_program(command: &LaunchCommand) -> Vec<&str> {
     command.args().iter().map(String::as_str).collect()
 }
 
+/// The snapshot is a registry document as the registry itself defines one,
+/// not merely something our lenient parser accepts (it ignores unknown
+/// fields), so replacing it with a newer published registry is checked too.
 #[test]
-fn the_bundled_snapshot_is_faithful_to_the_shared_one() {
-    let shared = std::fs::read_to_string(shared_snapshot()).expect("the shared snapshot");
-    let shared = Registry::parse(&shared, "shared").expect("valid");
-    assert_eq!(Registry::bundled(), shared);
-    assert_eq!(shared.agents.len(), 11);
+fn the_bundled_snapshot_follows_the_registry_schema() {
+    let (schemas, index) = registry_schema();
+    let text = std::fs::read_to_string(bundled_snapshot_file()).expect("the bundled snapshot");
+    let document: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    if let Err(error) = schemas.validate(&document, index) {
+        panic!("the bundled snapshot breaks the registry schema: {error:#}");
+    }
+    assert_eq!(
+        Registry::parse(&text, "file").expect("valid"),
+        Registry::bundled()
+    );
+    assert_eq!(Registry::bundled().agents.len(), 11);
+
+    // The schema is really applied, the agent schema included.
+    let mut without_distribution = document.clone();
+    without_distribution["agents"][0]
+        .as_object_mut()
+        .expect("an agent")
+        .remove("distribution");
+    let mut unknown_platform = document.clone();
+    unknown_platform["agents"][0]["distribution"] = serde_json::json!({ "binary": { "linux-riscv64": { "archive": "https://x/a.tgz", "cmd": "./a" } } });
+    let mut extra_field = document;
+    extra_field["mirrors"] = serde_json::json!([]);
+    for broken in [without_distribution, unknown_platform, extra_field] {
+        assert!(schemas.validate(&broken, index).is_err(), "{broken}");
+    }
 }
 
 #[test]
@@ -286,7 +341,7 @@ fn a_custom_command_is_an_argv_with_an_absolute_or_path_program_and_no_shell() {
 
 #[test]
 fn the_registry_loads_from_a_file_or_falls_back_to_the_bundled_snapshot() {
-    let from_file = load_registry(&RegistryFile(shared_snapshot()));
+    let from_file = load_registry(&RegistryFile(bundled_snapshot_file()));
     assert!(matches!(from_file.origin, RegistryOrigin::Source { .. }));
     assert_eq!(from_file.registry.agents.len(), 11);
 

@@ -1,13 +1,14 @@
 //! Documentation catalog benchmarks: building the full-text index of each
 //! manual, and the latency of one search against it. The manuals are the
-//! shared copies, read in place.
+//! copies committed under the repository's `tests/data/manuals/`, read in
+//! place.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use somite_mcp::docs::{
     Catalog, DocsCache, DocsIndex, Manual, ManualSpec, NEXTFLOW_MANUAL, PIXI_MANUAL,
 };
 use std::hint::black_box;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const MANUALS: [(&ManualSpec, &str, &str); 2] = [
@@ -15,10 +16,16 @@ const MANUALS: [(&ManualSpec, &str, &str); 2] = [
     (&NEXTFLOW_MANUAL, "nextflow-v26.04.6", "process directives"),
 ];
 
+/// A manual committed under the repository's `tests/data/manuals/` (its
+/// README says which upstream tag each one is).
+fn upstream(dir: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/manuals")
+        .join(dir)
+}
+
 fn catalog(spec: &'static ManualSpec, dir: &str) -> Catalog {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/upstream-docs")
-        .join(dir);
+    let source = upstream(dir);
     let cache = tempfile::tempdir().expect("cache");
     let manual = Manual::load(spec, &DocsCache::at(cache.path()), Some(&source)).expect("manual");
     manual.catalog().clone()

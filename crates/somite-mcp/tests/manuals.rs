@@ -1,13 +1,16 @@
 //! The real Pixi 0.77 and Nextflow 26.04 manuals, read in place from the
-//! shared copies: every page is catalogued, and no site-generator markup
-//! survives normalisation outside code blocks.
+//! copies committed under the repository's `tests/data/manuals/`: every page
+//! is catalogued, and no site-generator markup survives normalisation outside
+//! code blocks.
 
 use somite_mcp::docs::{DocsCache, Manual, ManualSpec, NEXTFLOW_MANUAL, PIXI_MANUAL};
 use std::path::{Path, PathBuf};
 
+/// A manual committed under the repository's `tests/data/manuals/` (its
+/// README says which upstream tag each one is).
 fn upstream(dir: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/upstream-docs")
+        .join("../../tests/data/manuals")
         .join(dir)
 }
 

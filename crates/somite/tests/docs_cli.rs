@@ -1,12 +1,15 @@
 //! `somite docs`: importing a manual once into the documentation cache, then
-//! listing, reading and searching it from the cache alone.
+//! listing, reading and searching it from the cache alone. The manuals are
+//! the copies committed under the repository's `tests/data/manuals/`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A manual committed under the repository's `tests/data/manuals/` (its
+/// README says which upstream tag each one is).
 fn upstream(manual: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/upstream-docs")
+        .join("../../tests/data/manuals")
         .join(manual)
 }
 

@@ -1,12 +1,13 @@
 //! The Pixi and Nextflow MCP servers over stdio, driven by the official rmcp
 //! client against the real `somite` binary.
 //!
-//! The manuals are the shared copies of Pixi 0.77.0 and Nextflow 26.04.6,
-//! imported into a per-test documentation cache. Pixi and Nextflow are not
-//! installed on every machine: the tests that need the real binaries say
-//! `skipped: ... not installed` and return; the others run the servers with a
-//! PATH that lacks them, or with a stand-in script playing the binary, which
-//! shows the exact argument arrays the servers pass.
+//! The manuals are the copies of Pixi 0.77.0 and Nextflow 26.04.6 committed
+//! under the repository's `tests/data/manuals/`, imported into a per-test
+//! documentation cache. Pixi and Nextflow are not installed on every machine:
+//! the tests that need the real binaries say `skipped: ... not installed` and
+//! return; the others run the servers with a PATH that lacks them, or with a
+//! stand-in script playing the binary, which shows the exact argument arrays
+//! the servers pass.
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion, Tool};
 use rmcp::service::RunningService;
@@ -25,9 +26,11 @@ const NEXTFLOW_DOCS: &str = "nextflow-v26.04.6";
 /// A PATH with a shell and coreutils but neither Pixi nor Nextflow.
 const SYSTEM_PATH: &str = "/usr/bin:/bin";
 
+/// A manual committed under the repository's `tests/data/manuals/` (its
+/// README says which upstream tag each one is).
 fn upstream(manual: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/upstream-docs")
+        .join("../../tests/data/manuals")
         .join(manual)
 }
 
