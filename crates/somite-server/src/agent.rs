@@ -9,6 +9,12 @@
 //! `somite-acp` prepends), the session's package attachment root, and the
 //! durable transcript of every finished turn under `.somite/agent-transcripts/`.
 //!
+//! Disconnecting closes the attachment root first — under its lock, so a
+//! compile's attachment in flight finishes before anything is removed and a
+//! later one is refused, never written into a removed folder — then lets
+//! `somite-acp` stop the agent and remove its workspace. The answer
+//! ([`DisconnectReport`]) says whether each removal happened.
+//!
 //! Nothing here is persisted about the agent command: it lives in memory for
 //! the session and is shown in the session view, never saved in the project.
 
@@ -17,7 +23,9 @@ use crate::feed::Feed;
 use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use somite_acp::events::{ConfigOption, LoginMethod, PendingPermission, SessionInfo};
+use somite_acp::events::{
+    ConfigOption, LoginMethod, PendingPermission, SessionInfo, WorkspaceRemoval,
+};
 use somite_acp::launcher::{LauncherStatus, current_platform};
 use somite_acp::registry::{LIVE_REGISTRY_URL, RegistryOrigin};
 use somite_acp::transcript::Redactor;
@@ -28,7 +36,7 @@ use somite_acp::{
     discover_launchers,
 };
 use somite_project::Layout;
-use somite_project::attach::{AttachmentRoot, SessionLimits};
+use somite_project::attach::{AttachmentRoot, PACKAGES_DIR, SessionLimits};
 use somite_project::durable;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::PathBuf;
@@ -208,6 +216,18 @@ pub struct SessionAttachments {
     pub capability: CapabilityId,
     pub generation: u64,
     pub root: Arc<Mutex<AttachmentRoot>>,
+    /// `<root>/packages`, named in the disconnect report.
+    packages: PathBuf,
+}
+
+/// What disconnecting did: the session's own cleanup (agent, workspace) and
+/// the removal of the packages attached for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DisconnectReport {
+    #[serde(flatten)]
+    pub session: CleanupReport,
+    /// Whether `<tools root>/packages` is gone.
+    pub attachments: WorkspaceRemoval,
 }
 
 struct Connection {
@@ -402,6 +422,7 @@ impl AgentHost {
         let attachments = SessionAttachments {
             capability: capability_id,
             generation,
+            packages: root.root().join(PACKAGES_DIR),
             root: Arc::new(Mutex::new(root)),
         };
         *lock(&self.attachments) = Some(attachments.clone());
@@ -538,7 +559,7 @@ impl AgentHost {
 
     /// Ends the session: waits for attachment work, stops the agent, removes
     /// its workspace and reports what cleaning up did.
-    pub async fn disconnect(&self) -> Result<CleanupReport, SomiteError> {
+    pub async fn disconnect(&self) -> Result<DisconnectReport, SomiteError> {
         let mut slot = self.connection.lock().await;
         let connection = slot.take().ok_or_else(not_connected)?;
         Ok(self.finish(connection).await)
@@ -551,19 +572,23 @@ impl AgentHost {
         }
     }
 
-    async fn finish(&self, connection: Connection) -> CleanupReport {
+    async fn finish(&self, connection: Connection) -> DisconnectReport {
         let Connection {
             session,
             attachments,
             pump,
         } = connection;
-        close_attachments(&attachments);
+        // Before the workspace goes: the attachment root lives inside it.
+        let packages = close_attachments(&attachments).await;
         let report = session.disconnect().await;
         // The pump ends with the session's last event.
         let _ = pump.await;
         self.capabilities.revoke(attachments.capability);
         *lock(&self.view) = SessionView::disconnected();
-        report
+        DisconnectReport {
+            session: report,
+            attachments: packages,
+        }
     }
 }
 
@@ -579,11 +604,25 @@ fn not_connected() -> SomiteError {
     )
 }
 
-/// Closing waits for an attachment in progress (it holds the lock).
-fn close_attachments(attachments: &SessionAttachments) {
-    let mut root = lock(&attachments.root);
-    if let Err(error) = root.close(attachments.generation) {
-        tracing::warn!(%error, "the agent session's attached packages could not be removed");
+/// Removes the session's attached packages and refuses further attachments.
+///
+/// Closing waits for an attachment in progress (it holds the root's lock),
+/// on a blocking thread: a large copy must not stall the runtime.
+async fn close_attachments(attachments: &SessionAttachments) -> WorkspaceRemoval {
+    let root = attachments.root.clone();
+    let generation = attachments.generation;
+    let path = attachments.packages.clone();
+    let closed = tokio::task::spawn_blocking(move || {
+        lock(&root).close(generation).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
+    match closed {
+        Ok(()) => WorkspaceRemoval::Removed { path },
+        Err(error) => {
+            tracing::warn!(%error, "the agent session's attached packages could not be removed");
+            WorkspaceRemoval::Failed { path, error }
+        }
     }
 }
 
@@ -666,7 +705,8 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
         }
         if let EventKind::Ended { .. } = &event.kind {
             pump.capabilities.revoke(pump.attachments.capability);
-            close_attachments(&pump.attachments);
+            // A failure here is reported again, and retried, by disconnect.
+            close_attachments(&pump.attachments).await;
             let mut current = lock(&pump.current);
             if current
                 .as_ref()
