@@ -719,3 +719,76 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
         pump.feed.publish("agent", pump.redactor.redact_value(data));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn session_root(tools: &std::path::Path, project: &std::path::Path) -> SessionAttachments {
+        let root =
+            AttachmentRoot::new(tools, &Layout::new(project), 1, SessionLimits::default()).unwrap();
+        SessionAttachments {
+            capability: Capabilities::default().issue().0,
+            generation: 1,
+            packages: root.root().join(PACKAGES_DIR),
+            root: Arc::new(Mutex::new(root)),
+        }
+    }
+
+    fn chattr(flag: &str, file: &std::path::Path) {
+        let status = Command::new("chattr").arg(flag).arg(file).status().unwrap();
+        assert!(status.success(), "chattr {flag} {}", file.display());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn closing_removes_what_an_attachment_in_flight_wrote() {
+        let (project, tools) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let attachments = session_root(tools.path(), project.path());
+        let package = attachments.packages.join("0123-1");
+        // An attachment holds the root's lock from its first write to its
+        // publication; the close asked for meanwhile must come after it.
+        let in_flight = lock(&attachments.root);
+        let closing = tokio::spawn({
+            let attachments = attachments.clone();
+            async move { close_attachments(&attachments).await }
+        });
+        std::fs::create_dir_all(&package).unwrap();
+        std::fs::write(package.join("main.nf"), "workflow {}\n").unwrap();
+        drop(in_flight);
+        assert_eq!(
+            closing.await.unwrap(),
+            WorkspaceRemoval::Removed {
+                path: attachments.packages.clone()
+            }
+        );
+        assert!(!attachments.packages.exists(), "nothing is left behind");
+    }
+
+    #[tokio::test]
+    async fn a_removal_that_failed_is_reported_and_retried_by_the_next_close() {
+        let (project, tools) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let attachments = session_root(tools.path(), project.path());
+        let package = attachments.packages.join("0123-1");
+        std::fs::create_dir_all(&package).unwrap();
+        let stuck = package.join("main.nf");
+        std::fs::write(&stuck, "workflow {}\n").unwrap();
+        // Immutable even to root, unlike a read-only folder.
+        chattr("+i", &stuck);
+        let first = close_attachments(&attachments).await;
+        chattr("-i", &stuck);
+        let WorkspaceRemoval::Failed { path, error } = first else {
+            panic!("the removal cannot succeed: {first:?}");
+        };
+        assert_eq!(path, attachments.packages);
+        assert!(!error.is_empty());
+        // As when the session ended by itself and the user disconnects later.
+        assert_eq!(
+            close_attachments(&attachments).await,
+            WorkspaceRemoval::Removed {
+                path: attachments.packages.clone()
+            }
+        );
+        assert!(!attachments.packages.exists());
+    }
+}
