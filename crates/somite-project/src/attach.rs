@@ -286,8 +286,13 @@ impl AttachmentRoot {
 
     /// Ends the session: removes every attached package and refuses further
     /// attachments. A removal failure is reported, never hidden.
+    ///
+    /// Closing again retries the removal and reports what is true now: the
+    /// session may end by itself (its runtime closes the root then) before
+    /// the user's disconnect asks, and that answer must not be a stale
+    /// "closed" refusal.
     pub fn close(&mut self, generation: u64) -> Result<(), AttachError> {
-        self.check_generation(generation)?;
+        self.check_own(generation)?;
         self.closed = true;
         let packages = self.root.join(PACKAGES_DIR);
         // `remove_dir_all` removes a link without following it, and the
@@ -308,14 +313,19 @@ impl AttachmentRoot {
     }
 
     fn check_generation(&self, generation: u64) -> Result<(), AttachError> {
+        self.check_own(generation)?;
+        if self.closed {
+            return Err(AttachError::Closed { generation });
+        }
+        Ok(())
+    }
+
+    fn check_own(&self, generation: u64) -> Result<(), AttachError> {
         if generation != self.generation {
             return Err(AttachError::ForeignGeneration {
                 requested: generation,
                 current: self.generation,
             });
-        }
-        if self.closed {
-            return Err(AttachError::Closed { generation });
         }
         Ok(())
     }

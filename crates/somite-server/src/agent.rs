@@ -9,6 +9,12 @@
 //! `somite-acp` prepends), the session's package attachment root, and the
 //! durable transcript of every finished turn under `.somite/agent-transcripts/`.
 //!
+//! Disconnecting closes the attachment root first — under its lock, so a
+//! compile's attachment in flight finishes before anything is removed and a
+//! later one is refused, never written into a removed folder — then lets
+//! `somite-acp` stop the agent and remove its workspace. The answer
+//! ([`DisconnectReport`]) says whether each removal happened.
+//!
 //! Nothing here is persisted about the agent command: it lives in memory for
 //! the session and is shown in the session view, never saved in the project.
 
@@ -17,7 +23,9 @@ use crate::feed::Feed;
 use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use somite_acp::events::{ConfigOption, LoginMethod, PendingPermission, SessionInfo};
+use somite_acp::events::{
+    ConfigOption, LoginMethod, PendingPermission, SessionInfo, WorkspaceRemoval,
+};
 use somite_acp::launcher::{LauncherStatus, current_platform};
 use somite_acp::registry::{LIVE_REGISTRY_URL, RegistryOrigin};
 use somite_acp::transcript::Redactor;
@@ -28,7 +36,7 @@ use somite_acp::{
     discover_launchers,
 };
 use somite_project::Layout;
-use somite_project::attach::{AttachmentRoot, SessionLimits};
+use somite_project::attach::{AttachmentRoot, PACKAGES_DIR, SessionLimits};
 use somite_project::durable;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::PathBuf;
@@ -208,6 +216,18 @@ pub struct SessionAttachments {
     pub capability: CapabilityId,
     pub generation: u64,
     pub root: Arc<Mutex<AttachmentRoot>>,
+    /// `<root>/packages`, named in the disconnect report.
+    packages: PathBuf,
+}
+
+/// What disconnecting did: the session's own cleanup (agent, workspace) and
+/// the removal of the packages attached for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DisconnectReport {
+    #[serde(flatten)]
+    pub session: CleanupReport,
+    /// Whether `<tools root>/packages` is gone.
+    pub attachments: WorkspaceRemoval,
 }
 
 struct Connection {
@@ -402,6 +422,7 @@ impl AgentHost {
         let attachments = SessionAttachments {
             capability: capability_id,
             generation,
+            packages: root.root().join(PACKAGES_DIR),
             root: Arc::new(Mutex::new(root)),
         };
         *lock(&self.attachments) = Some(attachments.clone());
@@ -538,7 +559,7 @@ impl AgentHost {
 
     /// Ends the session: waits for attachment work, stops the agent, removes
     /// its workspace and reports what cleaning up did.
-    pub async fn disconnect(&self) -> Result<CleanupReport, SomiteError> {
+    pub async fn disconnect(&self) -> Result<DisconnectReport, SomiteError> {
         let mut slot = self.connection.lock().await;
         let connection = slot.take().ok_or_else(not_connected)?;
         Ok(self.finish(connection).await)
@@ -551,19 +572,23 @@ impl AgentHost {
         }
     }
 
-    async fn finish(&self, connection: Connection) -> CleanupReport {
+    async fn finish(&self, connection: Connection) -> DisconnectReport {
         let Connection {
             session,
             attachments,
             pump,
         } = connection;
-        close_attachments(&attachments);
+        // Before the workspace goes: the attachment root lives inside it.
+        let packages = close_attachments(&attachments).await;
         let report = session.disconnect().await;
         // The pump ends with the session's last event.
         let _ = pump.await;
         self.capabilities.revoke(attachments.capability);
         *lock(&self.view) = SessionView::disconnected();
-        report
+        DisconnectReport {
+            session: report,
+            attachments: packages,
+        }
     }
 }
 
@@ -579,11 +604,25 @@ fn not_connected() -> SomiteError {
     )
 }
 
-/// Closing waits for an attachment in progress (it holds the lock).
-fn close_attachments(attachments: &SessionAttachments) {
-    let mut root = lock(&attachments.root);
-    if let Err(error) = root.close(attachments.generation) {
-        tracing::warn!(%error, "the agent session's attached packages could not be removed");
+/// Removes the session's attached packages and refuses further attachments.
+///
+/// Closing waits for an attachment in progress (it holds the root's lock),
+/// on a blocking thread: a large copy must not stall the runtime.
+async fn close_attachments(attachments: &SessionAttachments) -> WorkspaceRemoval {
+    let root = attachments.root.clone();
+    let generation = attachments.generation;
+    let path = attachments.packages.clone();
+    let closed = tokio::task::spawn_blocking(move || {
+        lock(&root).close(generation).map_err(|e| e.to_string())
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
+    match closed {
+        Ok(()) => WorkspaceRemoval::Removed { path },
+        Err(error) => {
+            tracing::warn!(%error, "the agent session's attached packages could not be removed");
+            WorkspaceRemoval::Failed { path, error }
+        }
     }
 }
 
@@ -666,7 +705,8 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
         }
         if let EventKind::Ended { .. } = &event.kind {
             pump.capabilities.revoke(pump.attachments.capability);
-            close_attachments(&pump.attachments);
+            // A failure here is reported again, and retried, by disconnect.
+            close_attachments(&pump.attachments).await;
             let mut current = lock(&pump.current);
             if current
                 .as_ref()
@@ -677,5 +717,78 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
         }
         let data = serde_json::to_value(&event).unwrap_or_default();
         pump.feed.publish("agent", pump.redactor.redact_value(data));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn session_root(tools: &std::path::Path, project: &std::path::Path) -> SessionAttachments {
+        let root =
+            AttachmentRoot::new(tools, &Layout::new(project), 1, SessionLimits::default()).unwrap();
+        SessionAttachments {
+            capability: Capabilities::default().issue().0,
+            generation: 1,
+            packages: root.root().join(PACKAGES_DIR),
+            root: Arc::new(Mutex::new(root)),
+        }
+    }
+
+    fn chattr(flag: &str, file: &std::path::Path) {
+        let status = Command::new("chattr").arg(flag).arg(file).status().unwrap();
+        assert!(status.success(), "chattr {flag} {}", file.display());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn closing_removes_what_an_attachment_in_flight_wrote() {
+        let (project, tools) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let attachments = session_root(tools.path(), project.path());
+        let package = attachments.packages.join("0123-1");
+        // An attachment holds the root's lock from its first write to its
+        // publication; the close asked for meanwhile must come after it.
+        let in_flight = lock(&attachments.root);
+        let closing = tokio::spawn({
+            let attachments = attachments.clone();
+            async move { close_attachments(&attachments).await }
+        });
+        std::fs::create_dir_all(&package).unwrap();
+        std::fs::write(package.join("main.nf"), "workflow {}\n").unwrap();
+        drop(in_flight);
+        assert_eq!(
+            closing.await.unwrap(),
+            WorkspaceRemoval::Removed {
+                path: attachments.packages.clone()
+            }
+        );
+        assert!(!attachments.packages.exists(), "nothing is left behind");
+    }
+
+    #[tokio::test]
+    async fn a_removal_that_failed_is_reported_and_retried_by_the_next_close() {
+        let (project, tools) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let attachments = session_root(tools.path(), project.path());
+        let package = attachments.packages.join("0123-1");
+        std::fs::create_dir_all(&package).unwrap();
+        let stuck = package.join("main.nf");
+        std::fs::write(&stuck, "workflow {}\n").unwrap();
+        // Immutable even to root, unlike a read-only folder.
+        chattr("+i", &stuck);
+        let first = close_attachments(&attachments).await;
+        chattr("-i", &stuck);
+        let WorkspaceRemoval::Failed { path, error } = first else {
+            panic!("the removal cannot succeed: {first:?}");
+        };
+        assert_eq!(path, attachments.packages);
+        assert!(!error.is_empty());
+        // As when the session ended by itself and the user disconnects later.
+        assert_eq!(
+            close_attachments(&attachments).await,
+            WorkspaceRemoval::Removed {
+                path: attachments.packages.clone()
+            }
+        );
+        assert!(!attachments.packages.exists());
     }
 }

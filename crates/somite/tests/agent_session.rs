@@ -237,13 +237,23 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
     );
 
     let agent = test_agent();
+    // A distinctive argument, to look for in the project afterwards: the
+    // agent command lives in memory only. The plan file is never read (every
+    // prompt here carries its plan) but must exist for the flag to be valid.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let plan_file = elsewhere
+        .path()
+        .join("never-saved-agent-argument-7f3c.json");
+    std::fs::write(&plan_file, r#"[{"say": "from the plan file"}]"#).unwrap();
+    let command = [
+        agent.display().to_string(),
+        "--plan".to_owned(),
+        plan_file.display().to_string(),
+    ];
     let connected = api
-        .ok(
-            "/api/agent/connect",
-            json!({"command": [agent.display().to_string()]}),
-        )
+        .ok("/api/agent/connect", json!({"command": command}))
         .await;
-    assert_eq!(connected["command"][0], agent.display().to_string());
+    assert_eq!(connected["command"], json!(command));
     let ready = api
         .session_until("the session to be ready", |v| v["state"] == "ready")
         .await;
@@ -493,6 +503,42 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
         !output.contains(&capability),
         "the runtime's output holds the capability"
     );
+    assert_command_saved_nowhere(&project.path().join(".somite"), &command);
+}
+
+/// No file under `dir` holds the agent's program path or its argument.
+fn assert_command_saved_nowhere(dir: &Path, command: &[String]) {
+    let mut pending = vec![dir.to_owned()];
+    let mut files = Vec::new();
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if std::fs::symlink_metadata(&path).unwrap().is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with(dir.join("agent-transcripts"))),
+        "the session left its transcript in {}: {files:?}",
+        dir.display()
+    );
+    let program = &command[0];
+    let argument = &command[2];
+    for file in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).into_owned();
+        for part in [program, argument] {
+            assert!(
+                !text.contains(part.as_str()),
+                "{} holds the agent command's `{part}`",
+                file.display()
+            );
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -543,15 +589,9 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
     serve.stop();
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
-    let project = tempfile::tempdir().unwrap();
-    ready_project(project.path());
-    let serve = Serve::start(project.path());
-    let api = Api {
-        client: reqwest::Client::new(),
-        url: serve.url.clone(),
-    };
+/// Connects the test agent and has it compile; returns the agent's private
+/// folder and the package attached in its tools root.
+async fn attach_through_a_compile(api: &Api) -> (PathBuf, PathBuf) {
     api.ok(
         "/api/agent/connect",
         json!({"command": [test_agent().display().to_string()]}),
@@ -598,11 +638,82 @@ async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
         "the package is attached at {}",
         attached.display()
     );
-    api.ok("/api/agent/disconnect", json!({})).await;
+    (root, attached)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
+    let project = tempfile::tempdir().unwrap();
+    ready_project(project.path());
+    let serve = Serve::start(project.path());
+    let api = Api {
+        client: reqwest::Client::new(),
+        url: serve.url.clone(),
+    };
+    let (root, _) = attach_through_a_compile(&api).await;
+    let disconnected = api.ok("/api/agent/disconnect", json!({})).await;
+    assert_eq!(
+        disconnected["cleanup"]["attachments"],
+        json!({"kind": "removed", "path": root.join("tools/packages")}),
+        "{disconnected}"
+    );
     assert!(
         !root.exists(),
         "disconnect removes the attachment with the workspace"
     );
+    serve.stop();
+}
+
+/// Makes `file` undeletable even by root (`chattr +i`, ext4 and most
+/// others) until dropped: a removal that fails for real.
+struct Immutable(PathBuf);
+
+impl Immutable {
+    fn set(file: &Path) -> Immutable {
+        let status = Command::new("chattr").arg("+i").arg(file).status().unwrap();
+        assert!(status.success(), "chattr +i {}", file.display());
+        Immutable(file.to_owned())
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disconnect_reports_attached_packages_and_a_workspace_it_could_not_remove() {
+    let project = tempfile::tempdir().unwrap();
+    ready_project(project.path());
+    let serve = Serve::start(project.path());
+    let api = Api {
+        client: reqwest::Client::new(),
+        url: serve.url.clone(),
+    };
+    let (root, attached) = attach_through_a_compile(&api).await;
+    let stuck = Immutable::set(&attached.join("main.nf"));
+    let disconnected = api.ok("/api/agent/disconnect", json!({})).await;
+    let cleanup = &disconnected["cleanup"];
+    assert_eq!(cleanup["attachments"]["kind"], "failed", "{disconnected}");
+    assert_eq!(
+        cleanup["attachments"]["path"],
+        json!(root.join("tools/packages")),
+        "{disconnected}"
+    );
+    assert!(
+        cleanup["attachments"]["error"]
+            .as_str()
+            .is_some_and(|e| !e.is_empty()),
+        "{disconnected}"
+    );
+    assert_eq!(cleanup["workspace"]["kind"], "failed", "{disconnected}");
+    assert_eq!(cleanup["workspace"]["path"], json!(root), "{disconnected}");
+    assert!(attached.join("main.nf").is_file(), "the stuck file remains");
+    // The session is over all the same.
+    assert_eq!(api.get("/api/agent/session").await["state"], "disconnected");
+    drop(stuck);
+    std::fs::remove_dir_all(&root).unwrap();
     serve.stop();
 }
 

@@ -69,6 +69,8 @@ export function AgentPanel({ onClose }: { onClose: () => void }) {
             <p className="muted" data-testid="last-cleanup">
               Disconnected: the agent {state.lastCleanup.agent_exit ? "exited" : "was not reaped"} ({state.lastCleanup.stop}); its workspace was{" "}
               {state.lastCleanup.workspace.kind === "removed" ? "removed" : "not removed"}.
+              {state.lastCleanup.attachments?.kind === "failed" &&
+                ` Its attached packages could not be removed (${state.lastCleanup.attachments.path}): ${state.lastCleanup.attachments.error ?? "unknown error"}.`}
             </p>
           )}
           <LauncherPicker

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import {
   cleanupReport,
   compileSummary,
+  disconnectReply,
   configReply,
   evidenceLookup,
   launcherList,
@@ -136,5 +137,8 @@ describe("Agent panel replies", () => {
   it("require the disconnect report to say what happened to the workspace", () => {
     expect(ok(cleanupReport, cleanup)).toBe(true);
     expect(ok(cleanupReport, { ...cleanup, workspace: {} })).toBe(false);
+    const attachments = { kind: "failed", path: "/tmp/agent/tools/packages", error: "Operation not permitted" };
+    expect(ok(disconnectReply, { cleanup: { ...cleanup, attachments } })).toBe(true);
+    expect(ok(disconnectReply, { cleanup }), "the reply says what happened to the attached packages").toBe(false);
   });
 });

@@ -558,10 +558,19 @@ export const endReason = z.object({
   message: z.optional(z.string()),
 });
 
+/** Whether a folder was removed (`removed`), or why not (`failed`). */
+const folderRemoval = z.object({ kind: z.string(), path: z.string(), error: z.optional(z.string()) });
+
+/**
+ * What cleaning up after a session did. The `ended` event carries the agent
+ * and workspace part; the disconnect reply also says whether the session's
+ * attached packages were removed.
+ */
 export const cleanupReport = z.object({
   agent_exit: z.nullable(exitSummary),
   stop: z.string(),
-  workspace: z.object({ kind: z.string(), path: z.string(), error: z.optional(z.string()) }),
+  workspace: folderRemoval,
+  attachments: z.optional(folderRemoval),
 });
 
 const agentInfo = z.object({
@@ -598,7 +607,7 @@ export const sessionView = z.object({
 export const promptReply = z.object({ turn: count });
 export const emptyReply = z.object({});
 export const configReply = z.object({ config_options: z.optional(z.array(configOption)) });
-export const disconnectReply = z.object({ cleanup: cleanupReport });
+export const disconnectReply = z.object({ cleanup: z.extend(cleanupReport, { attachments: folderRemoval }) });
 
 const turn = z.nullable(count);
 
