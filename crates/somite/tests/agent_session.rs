@@ -664,21 +664,53 @@ async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
     serve.stop();
 }
 
-/// Makes `file` undeletable even by root (`chattr +i`, ext4 and most
-/// others) until dropped: a removal that fails for real.
-struct Immutable(PathBuf);
+/// Makes `file` undeletable until dropped, a removal that fails for real:
+/// `chattr +i` (which stops root too, on ext4, XFS, Btrfs), or, where that
+/// is not permitted (a user without CAP_LINUX_IMMUTABLE), a read-only parent
+/// folder, which stops everyone but root.
+enum Immutable {
+    Attribute(PathBuf),
+    ReadOnlyParent(PathBuf),
+}
 
 impl Immutable {
     fn set(file: &Path) -> Immutable {
-        let status = Command::new("chattr").arg("+i").arg(file).status().unwrap();
-        assert!(status.success(), "chattr +i {}", file.display());
-        Immutable(file.to_owned())
+        let attribute = Command::new("chattr")
+            .arg("+i")
+            .arg(file)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if attribute {
+            return Immutable::Attribute(file.to_owned());
+        }
+        let parent = file.parent().unwrap().to_owned();
+        let mut permissions = std::fs::metadata(&parent).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o555);
+        std::fs::set_permissions(&parent, permissions).unwrap();
+        assert!(
+            std::fs::remove_file(file).is_err(),
+            "neither chattr +i nor a read-only folder stops this user removing {}",
+            file.display()
+        );
+        Immutable::ReadOnlyParent(parent)
     }
 }
 
 impl Drop for Immutable {
     fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+        match self {
+            Immutable::Attribute(file) => {
+                let _ = Command::new("chattr").arg("-i").arg(&*file).status();
+            }
+            Immutable::ReadOnlyParent(parent) => {
+                if let Ok(metadata) = std::fs::metadata(&*parent) {
+                    let mut permissions = metadata.permissions();
+                    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+                    let _ = std::fs::set_permissions(&*parent, permissions);
+                }
+            }
+        }
     }
 }
 
