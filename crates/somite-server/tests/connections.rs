@@ -2,12 +2,15 @@
 //! library can normalise the requests: bounded connections and request
 //! heads, Host checks a well-behaved client would never trip.
 
+mod support;
+
 use serde_json::Value;
 use somite_project::{Project, Seed};
 use somite_server::RunningServer;
 use somite_server::config::{ConnectionLimits, ServerConfig};
 use somite_server::serve::{MAX_HEAD_BYTES, MAX_HEADERS, MAX_URI_BYTES};
 use std::time::Duration;
+use support::assert_envelope;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -54,18 +57,6 @@ fn parse(answer: &[u8]) -> (u16, Value) {
 /// only one that never keeps connections alive, closes after answering.
 fn get(target: &str, headers: &str) -> Vec<u8> {
     format!("GET {target} HTTP/1.1\r\n{headers}Connection: close\r\n\r\n").into_bytes()
-}
-
-fn assert_envelope(body: &Value, code: &str) {
-    assert_eq!(body["code"], code, "{body}");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
-    assert!(
-        body["recovery"].as_str().is_some_and(|r| !r.is_empty()),
-        "{body}"
-    );
 }
 
 #[tokio::test]

@@ -3,6 +3,8 @@
 //! the resumable activity stream (across a restart, too) and the documents
 //! served by state revision beside a feed that does not carry them.
 
+mod support;
+
 use futures_util::StreamExt;
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
@@ -12,6 +14,7 @@ use somite_server::body::MAX_REQUEST_BYTES;
 use somite_server::capability::CAPABILITY_HEADER;
 use somite_server::config::ServerConfig;
 use std::time::Duration;
+use support::assert_envelope;
 
 struct Harness {
     server: RunningServer,
@@ -96,18 +99,6 @@ fn add(base: &str, key: &str, node: &str) -> Value {
         "summary": format!("add {node}"),
         "operations": [{"op": "add_operator", "node_id": node, "operator_id": "files.import", "params": {"path": "r.fastq"}, "x": 0, "y": 0}],
     })
-}
-
-fn assert_envelope(body: &Value, code: &str) {
-    assert_eq!(body["code"], code, "{body}");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
-    assert!(
-        body["recovery"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
 }
 
 #[tokio::test]

@@ -247,6 +247,18 @@ pub struct ArgTemplate {
     pub parts: Vec<ArgPart>,
 }
 
+impl ArgTemplate {
+    /// Whether the token is part of the command, given which input ports are
+    /// connected (`?port:` only when bound, `?!port:` only when unbound).
+    pub fn applies(&self, bound: impl Fn(&str) -> bool) -> bool {
+        match &self.condition {
+            None => true,
+            Some(ArgCondition::Bound(port)) => bound(port),
+            Some(ArgCondition::Unbound(port)) => !bound(port),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArgCondition {
     /// `?port:tok` — only when `port` is connected.

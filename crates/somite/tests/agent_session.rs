@@ -100,6 +100,14 @@ struct Api {
 }
 
 impl Api {
+    /// A client of `serve`'s routes.
+    fn of(serve: &Serve) -> Api {
+        Api {
+            client: reqwest::Client::new(),
+            url: serve.url.clone(),
+        }
+    }
+
     async fn get(&self, path: &str) -> Value {
         let response = self
             .client
@@ -203,10 +211,7 @@ fn events_of<'a>(events: &'a [Value], kind: &str, kind_type: &str) -> Vec<&'a Va
 async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript() {
     let project = tempfile::tempdir().unwrap();
     let serve = Serve::start(project.path());
-    let api = Api {
-        client: reqwest::Client::new(),
-        url: serve.url.clone(),
-    };
+    let api = Api::of(&serve);
 
     let launchers = api.get("/api/agent/launchers").await;
     assert!(
@@ -545,10 +550,7 @@ fn assert_command_saved_nowhere(dir: &Path, command: &[String]) {
 async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
     let project = tempfile::tempdir().unwrap();
     let serve = Serve::start(project.path());
-    let api = Api {
-        client: reqwest::Client::new(),
-        url: serve.url.clone(),
-    };
+    let api = Api::of(&serve);
     api.ok(
         "/api/agent/connect",
         json!({"command": [test_agent().display().to_string()]}),
@@ -646,10 +648,7 @@ async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
     let project = tempfile::tempdir().unwrap();
     ready_project(project.path());
     let serve = Serve::start(project.path());
-    let api = Api {
-        client: reqwest::Client::new(),
-        url: serve.url.clone(),
-    };
+    let api = Api::of(&serve);
     let (root, _) = attach_through_a_compile(&api).await;
     let disconnected = api.ok("/api/agent/disconnect", json!({})).await;
     assert_eq!(
@@ -719,10 +718,7 @@ async fn disconnect_reports_attached_packages_and_a_workspace_it_could_not_remov
     let project = tempfile::tempdir().unwrap();
     ready_project(project.path());
     let serve = Serve::start(project.path());
-    let api = Api {
-        client: reqwest::Client::new(),
-        url: serve.url.clone(),
-    };
+    let api = Api::of(&serve);
     let (root, attached) = attach_through_a_compile(&api).await;
     let stuck = Immutable::set(&attached.join("main.nf"));
     let disconnected = api.ok("/api/agent/disconnect", json!({})).await;
@@ -753,10 +749,7 @@ async fn disconnect_reports_attached_packages_and_a_workspace_it_could_not_remov
 async fn stop_cancels_the_running_turn_and_the_session_goes_on() {
     let project = tempfile::tempdir().unwrap();
     let serve = Serve::start(project.path());
-    let api = Api {
-        client: reqwest::Client::new(),
-        url: serve.url.clone(),
-    };
+    let api = Api::of(&serve);
     api.ok(
         "/api/agent/connect",
         json!({"command": [test_agent().display().to_string()]}),

@@ -60,15 +60,23 @@ fn serve_prints_its_url_answers_and_stops_on_ctrl_c() {
         .status()
         .unwrap();
     assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let exit = loop {
-        if let Some(exit) = child.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(Instant::now() < deadline, "serve did not stop on SIGINT");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let exit = exit_within_ten_seconds(&mut child, "SIGINT");
     assert!(exit.success(), "{exit:?}");
+}
+
+/// How `child` exited, which it must within ten seconds of `signal`.
+fn exit_within_ten_seconds(
+    child: &mut std::process::Child,
+    signal: &str,
+) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            return exit;
+        }
+        assert!(Instant::now() < deadline, "serve did not stop on {signal}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]
@@ -319,14 +327,7 @@ fn a_signal_sent_the_moment_the_url_is_printed_stops_serve_cleanly() {
             .status()
             .unwrap();
         assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let exit = loop {
-            if let Some(exit) = child.try_wait().unwrap() {
-                break exit;
-            }
-            assert!(Instant::now() < deadline, "serve did not stop on {signal}");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let exit = exit_within_ten_seconds(&mut child, signal);
         assert!(
             exit.success(),
             "{signal} right after readiness is a clean stop, not a kill: {exit:?}"

@@ -13,7 +13,7 @@ use super::quote::identifier;
 use crate::catalog::{Catalog, CatalogEntry};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::{Edge, Node, WorkflowDocument};
-use crate::operator::{ArgCondition, ArgPart, OperatorContract, OperatorKind};
+use crate::operator::{ArgPart, OperatorContract, OperatorKind};
 use crate::types::PortType;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -503,12 +503,7 @@ fn process<'a>(
     let mut command = Vec::new();
     let mut variables_seen: BTreeMap<String, String> = BTreeMap::new();
     for template in contract.argv_templates() {
-        let keep = match &template.condition {
-            None => true,
-            Some(ArgCondition::Bound(port)) => bound(port),
-            Some(ArgCondition::Unbound(port)) => !bound(port),
-        };
-        if !keep {
+        if !template.applies(bound) {
             continue;
         }
         let mut parts = Vec::new();

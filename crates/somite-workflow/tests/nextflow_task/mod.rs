@@ -26,7 +26,7 @@ use somite_workflow::Catalog;
 use somite_workflow::catalog::CatalogEntry;
 use somite_workflow::compile::{CompiledPackage, NodeMap, compile};
 use somite_workflow::graph::WorkflowDocument;
-use somite_workflow::operator::{ArgCondition, ArgPart, OperatorKind, ParamType, PortSpec};
+use somite_workflow::operator::{ArgPart, OperatorKind, ParamType, PortSpec};
 use somite_workflow::transaction::{Operation, apply_operations};
 use somite_workflow::types::PortType;
 use std::collections::BTreeMap;
@@ -469,12 +469,7 @@ pub fn expected_args(
     };
     let mut args = Vec::new();
     for template in contract.argv_templates().into_iter().skip(1) {
-        let keep = match &template.condition {
-            None => true,
-            Some(ArgCondition::Bound(port)) => bound(port),
-            Some(ArgCondition::Unbound(port)) => !bound(port),
-        };
-        if !keep {
+        if !template.applies(bound) {
             continue;
         }
         let mut word = String::new();
