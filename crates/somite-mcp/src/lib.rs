@@ -13,7 +13,7 @@
 //! - [`envelope`]: the `{code, message, recovery}` failure envelope and the
 //!   success-or-failure output schema every tool declares.
 //! - [`confine`]: workspace-root path containment.
-//! - [`process`]: the bounded process runner.
+//! - [`process`]: the CLI tools' bounded reports, run through `somite-process`.
 //! - [`toolchain`]: locating a binary and checking its version fails closed.
 //! - [`effects`]: each tool's declared effects, the annotations derived from
 //!   them, standard schemas and structured argument errors for every server.

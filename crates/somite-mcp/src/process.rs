@@ -4,89 +4,43 @@
 //! memory, inherit secrets, or outlive a cancelled request. So a
 //! [`CommandSpec`] is a program path plus a fixed argument array (there is no
 //! shell anywhere on this path), a working directory, and an explicit
-//! environment built from an allowlist ([`ChildEnv`]). [`run`] starts the
-//! program as the leader of a new process group and then:
+//! environment built from an allowlist ([`ChildEnv`]). [`run`] hands it to
+//! `somite-process`, which starts the program as the leader of a new process
+//! group and:
 //!
-//! - keeps at most [`STREAM_CAPTURE_LIMIT`](crate::limits::STREAM_CAPTURE_LIMIT)
-//!   bytes of each of stdout and stderr, drains and counts the rest, and marks
-//!   the result truncated (with a marker line in the text);
+//! - keeps the first [`STREAM_CAPTURE_LIMIT`](crate::limits::STREAM_CAPTURE_LIMIT)
+//!   bytes of each of stdout and stderr (an agent reads a report from the
+//!   top), drains and counts the rest; the report is marked truncated, with
+//!   a marker line in the text;
 //! - on timeout or cancellation sends SIGTERM to the whole group, waits
 //!   [`TERMINATION_GRACE`](crate::limits::TERMINATION_GRACE), then SIGKILLs it;
+//!   after a normal exit, stops the same way whatever the program left behind;
 //! - if its own future is dropped mid-run, SIGKILLs the group.
 //!
 //! The result is the structured [`ProcessReport`] every CLI tool returns.
 
 use crate::limits::TERMINATION_GRACE;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::collections::BTreeMap;
-use std::ffi::{OsStr, OsString};
-use std::io;
+use somite_process::{Capture, Captured, Command, Interruption, Limits};
+use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Variables a child may inherit from the server: executable lookup, home
 /// and XDG directories, temporary directories, locale, and certificate
 /// bundles. Proxies, credentials, tokens and tool configuration overrides
 /// (e.g. `PIXI_TLS_NO_VERIFY`) are deliberately absent.
-pub const BASE_ENV_ALLOWLIST: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TZ",
-    "TMPDIR",
-    "XDG_CACHE_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "XDG_RUNTIME_DIR",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-];
+pub const BASE_ENV_ALLOWLIST: &[&str] = somite_process::env::BASE;
 
 /// The complete environment of a child process.
-#[derive(Debug, Clone, Default)]
-pub struct ChildEnv {
-    vars: BTreeMap<OsString, OsString>,
-}
+pub use somite_process::Environment as ChildEnv;
 
-impl ChildEnv {
-    /// The server's own values of the allowlisted names (absent ones are skipped).
-    pub fn inherit(allowlist: &[&str]) -> Self {
-        let vars = allowlist
-            .iter()
-            .filter_map(|name| std::env::var_os(name).map(|value| (OsString::from(name), value)))
-            .collect();
-        Self { vars }
-    }
-
-    /// Sets one variable, replacing an inherited value.
-    #[must_use]
-    pub fn with(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
-        self.vars.insert(name.into(), value.into());
-        self
-    }
-
-    pub fn get(&self, name: &str) -> Option<&OsStr> {
-        self.vars.get(OsStr::new(name)).map(OsString::as_os_str)
-    }
-
-    pub fn names(&self) -> impl Iterator<Item = &OsStr> {
-        self.vars.keys().map(OsString::as_os_str)
-    }
-}
+/// The runner could not start or observe the process.
+pub use somite_process::Error as ProcessError;
 
 /// One invocation: no shell, a fixed argument array.
 #[derive(Debug, Clone)]
@@ -136,10 +90,11 @@ impl CommandSpec {
 
     /// The argument vector as text, program first.
     pub fn argv(&self) -> Vec<String> {
-        std::iter::once(self.program.as_os_str())
-            .chain(self.args.iter().map(OsString::as_os_str))
-            .map(|part| part.to_string_lossy().into_owned())
-            .collect()
+        self.command().argv()
+    }
+
+    fn command(&self) -> Command {
+        Command::new(&self.program, &self.cwd, self.env.clone()).args(&self.args)
     }
 }
 
@@ -166,98 +121,33 @@ pub struct ProcessReport {
     pub cancelled: bool,
 }
 
-/// The runner could not start or observe the process.
-#[derive(Debug, thiserror::Error)]
-pub enum ProcessError {
-    #[error("cannot start {program}: {source}")]
-    Spawn { program: PathBuf, source: io::Error },
-    #[error("lost track of {program}: {source}")]
-    Observe { program: PathBuf, source: io::Error },
-}
-
-/// Why the runner stopped waiting on its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Interruption {
-    TimedOut,
-    Cancelled,
-}
-
 /// Runs `spec` to completion, timeout or cancellation.
 pub async fn run(
     spec: &CommandSpec,
     cancel: &CancellationToken,
 ) -> Result<ProcessReport, ProcessError> {
-    let started = Instant::now();
-    let mut command = Command::new(&spec.program);
-    command
-        .args(&spec.args)
-        .current_dir(&spec.cwd)
-        .env_clear()
-        .envs(spec.env.vars.iter())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = command.spawn().map_err(|source| ProcessError::Spawn {
-        program: spec.program.clone(),
-        source,
-    })?;
-    let group = child.id().map(|pid| ProcessGroup::new(pid as i32));
-    let observe = |source| ProcessError::Observe {
-        program: spec.program.clone(),
-        source,
+    let limits = Limits {
+        timeout: spec.timeout,
+        grace: TERMINATION_GRACE,
+        stdout: Capture::Head(spec.capture_limit),
+        stderr: Capture::Head(spec.capture_limit),
     };
-    let mut stdout = Capture::new(child.stdout.take(), spec.capture_limit);
-    let mut stderr = Capture::new(child.stderr.take(), spec.capture_limit);
-
-    let deadline = tokio::time::Instant::now() + spec.timeout;
-    let interruption = tokio::select! {
-        settled = settle(&mut child, &mut stdout, &mut stderr) => {
-            settled.map_err(observe)?;
-            None
-        }
-        () = tokio::time::sleep_until(deadline) => Some(Interruption::TimedOut),
-        () = cancel.cancelled() => Some(Interruption::Cancelled),
-    };
-    let status = match (interruption, &group) {
-        (None, _) => child.wait().await.map_err(observe)?,
-        (Some(_), Some(group)) => group
-            .terminate(&mut child, &mut stdout, &mut stderr)
-            .await
-            .map_err(observe)?,
-        (Some(_), None) => child.wait().await.map_err(observe)?,
-    };
-    if let Some(group) = group {
-        group.disarm();
-    }
-    let exit_code = status.code();
+    let finished = somite_process::run(&spec.command(), &limits, cancel).await?;
+    let exit_code = finished.status.code();
     Ok(ProcessReport {
         command: spec.argv(),
         cwd: spec.cwd.display().to_string(),
         exit_code,
-        signal: status.signal().map(signal_name),
-        stdout_truncated: stdout.truncated(),
-        stderr_truncated: stderr.truncated(),
-        stdout: stdout.into_text(),
-        stderr: stderr.into_text(),
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        ok: interruption.is_none() && exit_code == Some(0),
-        timed_out: interruption == Some(Interruption::TimedOut),
-        cancelled: interruption == Some(Interruption::Cancelled),
+        signal: finished.status.signal().map(signal_name),
+        stdout_truncated: finished.stdout.truncated(),
+        stderr_truncated: finished.stderr.truncated(),
+        ok: finished.success(),
+        timed_out: finished.interruption == Some(Interruption::TimedOut),
+        cancelled: finished.interruption == Some(Interruption::Cancelled),
+        duration_ms: u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX),
+        stdout: report_text(finished.stdout),
+        stderr: report_text(finished.stderr),
     })
-}
-
-/// Waits for the leader to exit and both pipes to close. Every step is
-/// cancel-safe, so a caller may abandon it and call it again.
-async fn settle(
-    child: &mut Child,
-    stdout: &mut Capture,
-    stderr: &mut Capture,
-) -> io::Result<ExitStatus> {
-    let (status, out, err) = tokio::join!(child.wait(), stdout.drain(), stderr.drain());
-    out?;
-    err?;
-    status
 }
 
 fn signal_name(number: i32) -> String {
@@ -266,124 +156,27 @@ fn signal_name(number: i32) -> String {
         .unwrap_or_else(|_| format!("signal {number}"))
 }
 
-/// The child's process group; SIGKILLed on drop unless disarmed, so a
-/// dropped `run` future cannot leave the group running.
-struct ProcessGroup {
-    pgid: Pid,
-    armed: AtomicBool,
-}
-
-impl ProcessGroup {
-    fn new(pgid: i32) -> Self {
-        Self {
-            pgid: Pid::from_raw(pgid),
-            armed: AtomicBool::new(true),
+/// The kept bytes as text, with a marker line when some were discarded.
+fn report_text(captured: Captured) -> String {
+    let truncated = captured.truncated();
+    let kept = captured.bytes().len();
+    let omitted = captured.total() - kept as u64;
+    let mut text = String::from_utf8_lossy(captured.bytes()).into_owned();
+    if truncated {
+        if !text.ends_with('\n') {
+            text.push('\n');
         }
+        text.push_str(&format!(
+            "[somite: output truncated after {kept} bytes; {omitted} more bytes were discarded]\n"
+        ));
     }
-
-    fn signal(&self, signal: Signal) {
-        // ESRCH (the group is already gone) is the outcome we want anyway.
-        if let Err(error) = killpg(self.pgid, signal)
-            && error != nix::errno::Errno::ESRCH
-        {
-            tracing::warn!(pgid = %self.pgid, %signal, %error, "cannot signal a process group");
-        }
-    }
-
-    /// SIGTERM, a grace period for the group to exit and close its pipes,
-    /// then SIGKILL.
-    async fn terminate(
-        &self,
-        child: &mut Child,
-        stdout: &mut Capture,
-        stderr: &mut Capture,
-    ) -> io::Result<ExitStatus> {
-        self.signal(Signal::SIGTERM);
-        if let Ok(settled) =
-            tokio::time::timeout(TERMINATION_GRACE, settle(child, stdout, stderr)).await
-        {
-            return settled;
-        }
-        self.signal(Signal::SIGKILL);
-        // A process that left the group may still hold a pipe: stop reading
-        // after another grace period rather than wait on it forever.
-        match tokio::time::timeout(TERMINATION_GRACE, settle(child, stdout, stderr)).await {
-            Ok(settled) => settled,
-            Err(_) => child.wait().await,
-        }
-    }
-
-    fn disarm(self) {
-        self.armed.store(false, Ordering::Relaxed);
-    }
-}
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        if self.armed.load(Ordering::Relaxed) {
-            self.signal(Signal::SIGKILL);
-        }
-    }
-}
-
-/// One output stream: the first `limit` bytes kept, the rest counted.
-struct Capture {
-    reader: Option<Box<dyn AsyncRead + Unpin + Send>>,
-    kept: Vec<u8>,
-    total: u64,
-    limit: usize,
-}
-
-impl Capture {
-    fn new(reader: Option<impl AsyncRead + Unpin + Send + 'static>, limit: usize) -> Self {
-        Self {
-            reader: reader.map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
-            kept: Vec::new(),
-            total: 0,
-            limit,
-        }
-    }
-
-    /// Reads to end of stream. Cancel-safe: all state lives in `self`.
-    async fn drain(&mut self) -> io::Result<()> {
-        let mut chunk = [0u8; 16 * 1024];
-        while let Some(reader) = self.reader.as_mut() {
-            let read = reader.read(&mut chunk).await?;
-            if read == 0 {
-                self.reader = None;
-                break;
-            }
-            self.total += read as u64;
-            let room = self.limit.saturating_sub(self.kept.len());
-            self.kept.extend_from_slice(&chunk[..read.min(room)]);
-        }
-        Ok(())
-    }
-
-    fn truncated(&self) -> bool {
-        self.total > self.kept.len() as u64
-    }
-
-    fn into_text(self) -> String {
-        let truncated = self.truncated();
-        let omitted = self.total - self.kept.len() as u64;
-        let mut text = String::from_utf8_lossy(&self.kept).into_owned();
-        if truncated {
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&format!(
-                "[somite: output truncated after {} bytes; {omitted} more bytes were discarded]\n",
-                self.kept.len()
-            ));
-        }
-        text
-    }
+    text
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn sh(script: &str) -> CommandSpec {
         CommandSpec::new(

@@ -10,6 +10,11 @@
 //! single step. A directory that already holds the same digest is verified
 //! file by file and reused, so compiling twice costs one verification.
 //!
+//! Pixi runs through `somite-process` like every child of Somite: with only
+//! the allowlisted environment ([`crate::toolchain::pixi_environment`]) and
+//! in a process group of its own, so a lock that runs past
+//! [`PIXI_TIMEOUT`] is stopped together with everything it started.
+//!
 //! [`inspect_package_dir`] and [`verify_file_bytes`] check a directory
 //! against the compiler's in-memory manifest; the verified attachment uses
 //! the same checks.
@@ -17,8 +22,9 @@
 use crate::durable::{self, DurableError};
 use crate::layout::Layout;
 use crate::project::Project;
-use crate::toolchain::{InvalidPixiSetting, PIXI_VAR, resolve_pixi};
+use crate::toolchain::{InvalidPixiSetting, PIXI_VAR, pixi_environment, resolve_pixi};
 use serde::Serialize;
+use somite_process::{Capture, Command, Interruption, Limits};
 use somite_workflow::assessment::{Assessment, Item, ItemKind};
 use somite_workflow::compile::{
     CLOUD_PLATFORM, CompiledPackage, MAX_PIXI_LOCK_BYTES, ManifestEntry, PackageManifest,
@@ -31,16 +37,20 @@ use std::fs::{self, File, Metadata};
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 type Result<T> = std::result::Result<T, SomiteError>;
 
-/// How long one `pixi` command may run before it is killed.
+/// How long one `pixi` command may run before its process group is stopped.
 pub const PIXI_TIMEOUT: Duration = Duration::from_secs(300);
-/// How much of each output stream of a `pixi` command is kept.
+/// Between SIGTERM to a timed-out `pixi` command's group and SIGKILL.
+pub const PIXI_TERMINATION_GRACE: Duration = Duration::from_millis(1_500);
+/// The last bytes of a `pixi` command's standard error kept for its failure
+/// message (its standard output is not read).
 pub const PIXI_OUTPUT_LIMIT: usize = 1024 * 1024;
+/// Characters of that standard error quoted in a failure.
+const PIXI_MESSAGE_CHARS: usize = 2000;
 /// Separates the private directories of concurrent compiles in one process.
 static SCRATCH_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -48,6 +58,7 @@ static SCRATCH_COUNTER: AtomicU64 = AtomicU64::new(0);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toolchain {
     pixi: Option<PathBuf>,
+    pixi_timeout: Duration,
 }
 
 impl Toolchain {
@@ -57,6 +68,7 @@ impl Toolchain {
         let setting = std::env::var(PIXI_VAR).ok();
         Ok(Toolchain {
             pixi: resolve_pixi(setting.as_deref())?,
+            pixi_timeout: PIXI_TIMEOUT,
         })
     }
 
@@ -64,12 +76,23 @@ impl Toolchain {
     pub fn with_pixi(path: impl Into<PathBuf>) -> Toolchain {
         Toolchain {
             pixi: Some(path.into()),
+            pixi_timeout: PIXI_TIMEOUT,
         }
     }
 
     /// Compiles without Pixi: the package gets no lock.
     pub fn without_pixi() -> Toolchain {
-        Toolchain { pixi: None }
+        Toolchain {
+            pixi: None,
+            pixi_timeout: PIXI_TIMEOUT,
+        }
+    }
+
+    /// Stops each `pixi` command after `timeout` instead of [`PIXI_TIMEOUT`].
+    #[must_use]
+    pub fn with_pixi_timeout(mut self, timeout: Duration) -> Toolchain {
+        self.pixi_timeout = timeout;
+        self
     }
 
     pub fn pixi(&self) -> Option<&Path> {
@@ -160,7 +183,7 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
     let compiled_dir = project.layout().compiled();
     let (package, pixi) = match toolchain.pixi() {
         None => (package, PixiOutcome::Unavailable),
-        Some(pixi) => match lock_with_pixi(pixi, &package, &compiled_dir) {
+        Some(pixi) => match lock_with_pixi(pixi, toolchain.pixi_timeout, &package, &compiled_dir) {
             Ok(artifacts) => (package.with_pixi_artifacts(artifacts)?, PixiOutcome::Locked),
             Err(PixiFailure { step, detail }) => (package, PixiOutcome::Failed { step, detail }),
         },
@@ -199,6 +222,7 @@ struct PixiFailure {
 /// in a private directory holding only the package's `pixi.toml`.
 fn lock_with_pixi(
     pixi: &Path,
+    timeout: Duration,
     package: &CompiledPackage,
     compiled_dir: &Path,
 ) -> std::result::Result<PixiArtifacts, PixiFailure> {
@@ -222,7 +246,8 @@ fn lock_with_pixi(
 
         let mut lock_args: Vec<OsString> = vec!["lock".into(), "--manifest-path".into()];
         lock_args.push(manifest.clone().into_os_string());
-        run_bounded(pixi, &lock_args, &scratch).map_err(|detail| failure("lock", detail))?;
+        run_bounded(pixi, &lock_args, &scratch, timeout)
+            .map_err(|detail| failure("lock", detail))?;
         let lock = durable::read_capped(&scratch.join("pixi.lock"), MAX_PIXI_LOCK_BYTES)
             .map_err(|e| failure("lock", e.to_string()))?;
         if !String::from_utf8_lossy(&lock)
@@ -251,7 +276,7 @@ fn lock_with_pixi(
         }
         export_args.push("--platform".into());
         export_args.push(CLOUD_PLATFORM.into());
-        run_bounded(pixi, &export_args, &scratch)
+        run_bounded(pixi, &export_args, &scratch, timeout)
             .map_err(|detail| failure("workspace export conda-explicit-spec", detail))?;
         let mut conda_specs = BTreeMap::new();
         for environment in package.environments() {
@@ -267,74 +292,34 @@ fn lock_with_pixi(
     result
 }
 
-/// Runs `program args` in `cwd` with no shell and no standard input, keeping
-/// at most [`PIXI_OUTPUT_LIMIT`] bytes of each stream and killing it after
-/// [`PIXI_TIMEOUT`]. Returns why it failed, quoting its standard error.
-fn run_bounded(program: &Path, args: &[OsString], cwd: &Path) -> std::result::Result<(), String> {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-    let drain = |stream: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut kept = Vec::new();
-            if let Some(mut stream) = stream {
-                let _ = (&mut stream)
-                    .take(PIXI_OUTPUT_LIMIT as u64)
-                    .read_to_end(&mut kept);
-                // Keep reading so a chatty child never blocks on a full pipe.
-                let _ = io::copy(&mut stream, &mut io::sink());
-            }
-            kept
-        })
+/// Runs `program args` in `cwd` with no shell, no standard input and only
+/// the allowlisted environment, stopping its whole process group after
+/// `timeout`. Returns why it failed, quoting the end of its standard error.
+fn run_bounded(
+    program: &Path,
+    args: &[OsString],
+    cwd: &Path,
+    timeout: Duration,
+) -> std::result::Result<(), String> {
+    let command = Command::new(program, cwd, pixi_environment()).args(args);
+    let limits = Limits {
+        timeout,
+        grace: PIXI_TERMINATION_GRACE,
+        stdout: Capture::Discard,
+        stderr: Capture::Tail(PIXI_OUTPUT_LIMIT),
     };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + PIXI_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!("timed out after {} s", PIXI_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => break Err(format!("cannot wait for pixi: {e}")),
-        }
-    };
-    let _ = stdout.join();
-    let stderr = stderr.join().unwrap_or_default();
-    let status = status?;
-    if status.success() {
-        Ok(())
-    } else {
-        let message = String::from_utf8_lossy(&stderr);
-        let message = message.trim();
-        let tail: String = message
-            .chars()
-            .rev()
-            .take(2000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        Err(format!("exited with {status}: {tail}"))
+    let finished = somite_process::run_blocking(&command, &limits).map_err(|e| e.to_string())?;
+    if finished.interruption == Some(Interruption::TimedOut) {
+        return Err(format!("timed out after {} s", timeout.as_secs()));
     }
+    if finished.success() {
+        return Ok(());
+    }
+    let message = String::from_utf8_lossy(finished.stderr.bytes());
+    let message = message.trim();
+    let skip = message.chars().count().saturating_sub(PIXI_MESSAGE_CHARS);
+    let tail: String = message.chars().skip(skip).collect();
+    Err(format!("exited with {}: {tail}", finished.status))
 }
 
 /// Publishes `package` under `.somite/compiled/<hex>/`, or verifies and

@@ -5,13 +5,32 @@
 //! assessment as an informational `toolchain` item. They do not
 //! block compile or export, which need no tool; the runner refuses to start
 //! without them (`toolchain_missing`).
+//!
+//! It also owns what a `pixi` child may see of Somite's environment
+//! ([`pixi_environment`]), shared by the compiler's `pixi lock` and the run
+//! supervisor's `pixi run`.
 
+use somite_process::{Environment, env};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::{Path, PathBuf};
 
 /// The variable naming the Pixi Somite uses instead of the one on `PATH`.
 pub const PIXI_VAR: &str = "SOMITE_PIXI";
+
+/// Pixi's own variables a `pixi` child inherits: its home (global
+/// configuration, mirrors) and its package caches.
+pub const PIXI_ENV: &[&str] = &["PIXI_HOME", "PIXI_CACHE_DIR", "RATTLER_CACHE_DIR"];
+
+/// The whole environment of a `pixi` child: the common allowlist, the
+/// proxies a conda download may need, and [`PIXI_ENV`]. Nothing else of
+/// Somite's environment (the MCP capability, credentials, overrides such as
+/// `PIXI_TLS_NO_VERIFY`) reaches it.
+pub fn pixi_environment() -> Environment {
+    Environment::inherit(env::BASE)
+        .and_inherit(env::PROXY)
+        .and_inherit(PIXI_ENV)
+}
 
 /// What to do when no Pixi is found.
 pub const PIXI_INSTALL_HINT: &str = "install Pixi 0.77 (https://pixi.sh) and put it on PATH, or set SOMITE_PIXI to its absolute path";

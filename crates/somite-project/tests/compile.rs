@@ -11,6 +11,9 @@ use somite_workflow::assessment::ItemKind;
 use somite_workflow::canonical::digest_bytes;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 #[test]
 fn without_pixi_the_package_is_published_unlocked_and_readiness_says_so() {
@@ -147,4 +150,141 @@ fn a_project_awaiting_recovery_is_refused() {
     let reopened = Project::read(fixture.root(), Seed::Empty).unwrap();
     let err = compiled::compile(&reopened, &Toolchain::without_pixi()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InputOriginRecoveryRequired);
+}
+
+/// Where the timed-out lock's child test finds the folder its stand-in
+/// `pixi` reports into; set only for that child.
+const TIMEOUT_CHILD_VAR: &str = "SOMITE_TEST_PIXI_TIMEOUT_CHILD";
+
+/// Secret-shaped variables the parent puts in the child test's
+/// environment; `pixi` must see none of them.
+const SECRETS: [(&str, &str); 2] = [
+    ("SOMITE_MCP_CAPABILITY", "capability-must-not-leak"),
+    ("AWS_SECRET_ACCESS_KEY", "secret-must-not-leak"),
+];
+
+/// A stand-in `pixi` that starts a grandchild which records its environment
+/// and pid into `report` and sleeps (its output away from the pipes, as a
+/// solver's helper may do), then waits for it: a lock that never finishes.
+fn hanging_pixi(bin: &Path, report: &Path) {
+    let script = format!(
+        "#!/bin/sh\n\
+         sh -c 'env > {report}/env; echo $$ > {report}/pid.tmp; mv {report}/pid.tmp {report}/pid; exec sleep 600' \
+         </dev/null >/dev/null 2>&1 &\n\
+         wait\n",
+        report = report.display()
+    );
+    let path = bin.join("pixi");
+    fs::write(&path, script).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Whether `pid` is a live process (a zombie has exited).
+fn process_exists(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn a_timed_out_pixi_lock_leaves_no_process_behind_and_sees_only_the_allowlist() {
+    let scratch = tempfile::tempdir().unwrap();
+    let bin = scratch.path().join("bin");
+    let report = scratch.path().join("report");
+    fs::create_dir_all(&bin).unwrap();
+    fs::create_dir_all(&report).unwrap();
+    hanging_pixi(&bin, &report);
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+
+    // The compile runs in a copy of this test binary, whose environment
+    // (unlike this process's) can be given the secrets and the stand-in on
+    // PATH without `unsafe`.
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "timed_out_pixi_lock_child",
+            "--nocapture",
+            "--include-ignored",
+        ])
+        .env("PATH", path)
+        .env_remove(somite_project::toolchain::PIXI_VAR)
+        .env(TIMEOUT_CHILD_VAR, &report)
+        .envs(SECRETS)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "the child test failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let grandchild: i32 = fs::read_to_string(report.join("pid"))
+        .expect("the stand-in's grandchild started")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        !process_exists(grandchild),
+        "pixi's grandchild {grandchild} outlived the timed-out lock"
+    );
+
+    let env = fs::read_to_string(report.join("env")).unwrap();
+    let names: Vec<&str> = env
+        .lines()
+        .filter_map(|line| line.split_once('=').map(|(name, _)| name))
+        .collect();
+    for (secret, value) in SECRETS {
+        assert!(!names.contains(&secret), "{secret} reached pixi");
+        assert!(!env.contains(value), "{secret}'s value reached pixi");
+    }
+    assert!(!names.contains(&TIMEOUT_CHILD_VAR));
+    // What sh itself adds (PWD, SHLVL, `_`) is not inherited.
+    let allowed = |name: &str| {
+        somite_process::env::BASE.contains(&name)
+            || somite_process::env::PROXY.contains(&name)
+            || somite_project::toolchain::PIXI_ENV.contains(&name)
+            || ["PWD", "OLDPWD", "SHLVL", "_"].contains(&name)
+    };
+    assert!(names.iter().all(|name| allowed(name)), "{env}");
+    assert!(names.contains(&"PATH"));
+}
+
+/// Not a test of its own: the parent above runs it with the stand-in `pixi`
+/// first on PATH and the secrets in its environment.
+#[test]
+#[ignore = "child process of the timed-out pixi lock test"]
+fn timed_out_pixi_lock_child() {
+    let Some(report) = std::env::var_os(TIMEOUT_CHILD_VAR) else {
+        return;
+    };
+    let fixture = ready_project();
+    let toolchain = Toolchain::from_env()
+        .unwrap()
+        .with_pixi_timeout(Duration::from_secs(1));
+    assert_eq!(
+        toolchain.pixi(),
+        Some(
+            Path::new(&report)
+                .parent()
+                .unwrap()
+                .join("bin/pixi")
+                .as_path()
+        )
+    );
+    let outcome = compiled::compile(&fixture.project, &toolchain).unwrap();
+    match &outcome.pixi {
+        PixiOutcome::Failed { step, detail } => {
+            assert_eq!(step, "lock");
+            assert!(detail.contains("timed out"), "{detail}");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
 }

@@ -2,12 +2,14 @@
 //!
 //! A run is a tree of processes (Pixi, Nextflow's JVM, every task's shell
 //! and tool), and stopping only the top one would leave the rest running
-//! with nobody watching. So the command starts as the leader of a new
-//! process group (no shell, a fixed argument array, an explicit
-//! environment), and every stop goes to the whole group: SIGTERM, a grace
-//! period, then SIGKILL. When the leader exits on its own, whatever it left
-//! behind in the group is stopped the same way, so a run never ends with an
-//! orphan. Dropping a [`Supervised`] without finishing it SIGKILLs the group.
+//! with nobody watching. So the command starts through `somite-process` as
+//! the leader of a new process group (no shell, a fixed argument array, an
+//! explicit environment), and every stop goes to the whole group: SIGTERM,
+//! a grace period, then SIGKILL. When the leader exits on its own, whatever
+//! it left behind in the group is stopped the same way, so a run never ends
+//! with an orphan. Dropping a [`Supervised`] without finishing it SIGKILLs
+//! the group. The group id is recorded in the run store, so a restarted
+//! Somite can stop a group it lost ([`stop_lost_group`]).
 //!
 //! Both output streams are drained into the run's log files (bounded by
 //! [`MAX_LOG_BYTES`]) and hashed as they are written; the end of stderr is
@@ -17,53 +19,25 @@ use crate::limits::{
     MAX_LOG_BYTES, MAX_TAIL_LINE_CHARS, STDERR_TAIL_BYTES, STDERR_TAIL_LINES, STREAM_DRAIN_GRACE,
     TERMINATION_GRACE,
 };
-use nix::errno::Errno;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use somite_process::{Command, Environment, Process, TailBuffer, env};
+use somite_project::toolchain::PIXI_ENV;
 use somite_workflow::Revision;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 
 /// Variables the command inherits from Somite: executable lookup, home and
 /// XDG folders, temporary folders, locale, certificate bundles, the proxy
-/// a conda download may need, and the caches Pixi and Nextflow use.
+/// a conda download may need, Pixi's home and caches, and Nextflow's home.
 /// Everything else (tokens, the MCP capability, tool overrides such as
 /// `PIXI_TLS_NO_VERIFY`) stays out.
-pub const ENV_ALLOWLIST: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TZ",
-    "TMPDIR",
-    "XDG_CACHE_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "XDG_RUNTIME_DIR",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
-    "PIXI_CACHE_DIR",
-    "RATTLER_CACHE_DIR",
-    "NXF_HOME",
-];
+pub const ENV_ALLOWLIST: &[&[&str]] = &[env::BASE, env::PROXY, PIXI_ENV, &["NXF_HOME"]];
 
 /// One command to supervise.
 #[derive(Debug, Clone)]
@@ -71,19 +45,19 @@ pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<OsString>,
     pub cwd: PathBuf,
-    pub env: BTreeMap<OsString, OsString>,
+    pub env: Environment,
     pub stdout_log: PathBuf,
     pub stderr_log: PathBuf,
 }
 
 /// The allowlisted part of Somite's own environment, plus `extra`.
-pub fn child_environment(extra: &BTreeMap<OsString, OsString>) -> BTreeMap<OsString, OsString> {
-    let mut env: BTreeMap<OsString, OsString> = ENV_ALLOWLIST
+pub fn child_environment(extra: &BTreeMap<OsString, OsString>) -> Environment {
+    let inherited = ENV_ALLOWLIST
         .iter()
-        .filter_map(|name| std::env::var_os(name).map(|value| (OsString::from(name), value)))
-        .collect();
-    env.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
-    env
+        .fold(Environment::default(), |env, names| env.and_inherit(names));
+    extra
+        .iter()
+        .fold(inherited, |env, (name, value)| env.with(name, value))
 }
 
 /// What was captured of one output stream.
@@ -94,7 +68,7 @@ pub struct LogCapture {
     pub written: u64,
     /// BLAKE3 of the bytes written.
     pub digest: Revision,
-    /// The last bytes of the stream.
+    /// The last [`STDERR_TAIL_BYTES`] of the stream.
     tail: Vec<u8>,
 }
 
@@ -115,36 +89,22 @@ impl LogCapture {
 
 /// A running command and its process group.
 pub struct Supervised {
-    child: Child,
-    group: Option<ProcessGroup>,
+    process: Process,
     stdout: Drain,
     stderr: Drain,
 }
 
 /// Starts `launch` as the leader of a new process group.
 pub fn spawn(launch: &Launch) -> io::Result<Supervised> {
-    let mut command = Command::new(&launch.program);
-    command
-        .args(&launch.args)
-        .current_dir(&launch.cwd)
-        .env_clear()
-        .envs(launch.env.iter())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
     let stdout_file = File::create(&launch.stdout_log)?;
     let stderr_file = File::create(&launch.stderr_log)?;
-    let mut child = command.spawn()?;
-    let group = child.id().map(|pid| ProcessGroup {
-        pgid: Pid::from_raw(pid as i32),
-        armed: true,
-    });
-    let stdout = Drain::start(child.stdout.take(), stdout_file, &launch.stdout_log);
-    let stderr = Drain::start(child.stderr.take(), stderr_file, &launch.stderr_log);
+    let mut process = Command::new(&launch.program, &launch.cwd, launch.env.clone())
+        .args(&launch.args)
+        .spawn()?;
+    let stdout = Drain::start(process.take_stdout(), stdout_file, &launch.stdout_log);
+    let stderr = Drain::start(process.take_stderr(), stderr_file, &launch.stderr_log);
     Ok(Supervised {
-        child,
-        group,
+        process,
         stdout,
         stderr,
     })
@@ -153,85 +113,28 @@ pub fn spawn(launch: &Launch) -> io::Result<Supervised> {
 impl Supervised {
     /// The process group id (the leader's pid).
     pub fn process_group(&self) -> Option<i32> {
-        self.group.as_ref().map(|g| g.pgid.as_raw())
+        Some(self.process.process_group())
     }
 
     /// Waits for the leader to exit. Cancel-safe.
     pub async fn wait(&mut self) -> io::Result<ExitStatus> {
-        self.child.wait().await
+        self.process.wait().await
     }
 
     /// SIGTERM to the group, the grace period, then SIGKILL; returns the
     /// leader's exit status.
     pub async fn terminate(&mut self) -> io::Result<ExitStatus> {
-        if let Some(group) = &self.group {
-            group.signal(Signal::SIGTERM);
-            if let Ok(status) = tokio::time::timeout(TERMINATION_GRACE, self.child.wait()).await {
-                return status;
-            }
-            group.signal(Signal::SIGKILL);
-        }
-        self.child.wait().await
+        self.process.terminate(TERMINATION_GRACE).await;
+        self.process.wait().await
     }
 
     /// After the leader has exited: stops whatever it left in the group
     /// (SIGTERM, grace, SIGKILL), then collects both logs.
     pub async fn finish(mut self) -> (LogCapture, LogCapture) {
-        if let Some(group) = self.group.as_mut() {
-            group.stop_stragglers().await;
-            group.armed = false;
-        }
+        self.process.terminate(TERMINATION_GRACE).await;
         let stdout = self.stdout.finish().await;
         let stderr = self.stderr.finish().await;
         (stdout, stderr)
-    }
-}
-
-/// A process group, SIGKILLed on drop while armed.
-struct ProcessGroup {
-    pgid: Pid,
-    armed: bool,
-}
-
-impl ProcessGroup {
-    fn signal(&self, signal: Signal) {
-        signal_group(self.pgid, signal);
-    }
-
-    fn is_empty(&self) -> bool {
-        matches!(killpg(self.pgid, None), Err(Errno::ESRCH))
-    }
-
-    async fn stop_stragglers(&self) {
-        if self.is_empty() {
-            return;
-        }
-        self.signal(Signal::SIGTERM);
-        let deadline = tokio::time::Instant::now() + TERMINATION_GRACE;
-        while tokio::time::Instant::now() < deadline {
-            if self.is_empty() {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        self.signal(Signal::SIGKILL);
-    }
-}
-
-impl Drop for ProcessGroup {
-    fn drop(&mut self) {
-        if self.armed {
-            self.signal(Signal::SIGKILL);
-        }
-    }
-}
-
-fn signal_group(pgid: Pid, signal: Signal) {
-    // ESRCH (the group is already gone) is the outcome we want anyway.
-    if let Err(error) = killpg(pgid, signal)
-        && error != Errno::ESRCH
-    {
-        tracing::warn!(pgid = %pgid, %signal, %error, "cannot signal a run's process group");
     }
 }
 
@@ -252,7 +155,7 @@ pub fn stop_lost_group(pgid: i32, launch_dir: &Path) -> bool {
     if cwd != expected {
         return false;
     }
-    signal_group(Pid::from_raw(pgid), Signal::SIGKILL);
+    somite_process::kill_group(pgid);
     true
 }
 
@@ -264,7 +167,7 @@ struct DrainState {
     file: Option<File>,
     written: u64,
     hasher: blake3::Hasher,
-    tail: Vec<u8>,
+    tail: TailBuffer,
 }
 
 impl DrainState {
@@ -285,23 +188,18 @@ impl DrainState {
                 }
             }
         }
-        self.tail.extend_from_slice(chunk);
-        if self.tail.len() > 2 * STDERR_TAIL_BYTES {
-            let excess = self.tail.len() - STDERR_TAIL_BYTES;
-            self.tail.drain(..excess);
-        }
+        self.tail.push(chunk);
     }
 
     fn capture(&mut self) -> LogCapture {
         if let Some(file) = self.file.take() {
             let _ = file.sync_all();
         }
-        let excess = self.tail.len().saturating_sub(STDERR_TAIL_BYTES);
         LogCapture {
             path: self.path.clone(),
             written: self.written,
             digest: format!("blake3:{}", self.hasher.finalize().to_hex()),
-            tail: self.tail[excess..].to_vec(),
+            tail: self.tail.as_bytes().to_vec(),
         }
     }
 }
@@ -322,7 +220,7 @@ impl Drain {
             file: Some(file),
             written: 0,
             hasher: blake3::Hasher::new(),
-            tail: Vec::new(),
+            tail: TailBuffer::new(STDERR_TAIL_BYTES),
         }));
         let shared = Arc::clone(&state);
         let task = tokio::spawn(async move {
@@ -369,7 +267,7 @@ mod tests {
             file: Some(File::create(&path).unwrap()),
             written: 0,
             hasher: blake3::Hasher::new(),
-            tail: Vec::new(),
+            tail: TailBuffer::new(STDERR_TAIL_BYTES),
         };
         for i in 0..100 {
             state.take(format!("line {i}\n\n").as_bytes());
@@ -390,10 +288,12 @@ mod tests {
     fn only_allowlisted_and_extra_variables_reach_the_child() {
         let extra = BTreeMap::from([(OsString::from("SOMITE_PROBE"), OsString::from("1"))]);
         let env = child_environment(&extra);
-        assert_eq!(env.get(&OsString::from("SOMITE_PROBE")).unwrap(), "1");
-        assert!(
-            env.keys()
-                .all(|k| { k == "SOMITE_PROBE" || ENV_ALLOWLIST.contains(&k.to_str().unwrap()) })
-        );
+        assert_eq!(env.get("SOMITE_PROBE").unwrap(), "1");
+        assert!(env.names().all(|k| {
+            k == "SOMITE_PROBE"
+                || ENV_ALLOWLIST
+                    .iter()
+                    .any(|names| names.contains(&k.to_str().unwrap()))
+        }));
     }
 }

@@ -727,7 +727,7 @@ fn launch_command(
     launch_dir: &Path,
     run_dir: &Path,
     profile: &str,
-    env: BTreeMap<OsString, OsString>,
+    env: somite_process::Environment,
 ) -> (Launch, Vec<String>) {
     let task = ["run", profile];
     let mut args: Vec<OsString> = vec!["run".into(), "--frozen".into(), "--manifest-path".into()];
