@@ -114,11 +114,20 @@ impl Failure {
     }
 }
 
-/// Whether stderr takes colour: a terminal, and `NO_COLOR` unset or empty
-/// (<https://no-color.org>).
+/// Whether stderr takes colour.
 fn colour_on_stderr() -> bool {
-    std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+    takes_colour(
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        std::env::var_os(NO_COLOR).as_deref(),
+    )
+}
+
+/// The variable that turns colour off (<https://no-color.org>).
+const NO_COLOR: &str = "NO_COLOR";
+
+/// Colour only on a terminal, and only while `NO_COLOR` is unset or empty.
+fn takes_colour(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
 }
 
 fn message_only(message: String) -> serde_json::Map<String, Value> {
@@ -195,6 +204,15 @@ mod tests {
         }
         assert!(!text.contains('\u{1b}'), "no colour when asked for none");
         assert!(failure.render(true).contains('\u{1b}'));
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        let set = Some(std::ffi::OsStr::new("1"));
+        let empty = Some(std::ffi::OsStr::new(""));
+        assert!(takes_colour(true, None) && takes_colour(true, empty));
+        assert!(!takes_colour(true, set));
+        assert!(!takes_colour(false, None));
     }
 
     #[test]
