@@ -23,7 +23,8 @@ use crate::events::{
     TurnId, TurnOutcome,
 };
 use crate::permission::{PermissionChoice, ToolIdentity};
-pub use crate::secrets::{REDACTED, Redactor};
+// `is_secret_name` too: the process log masks fields by the same rule.
+pub use crate::secrets::{REDACTED, Redactor, is_secret_name};
 
 /// The transcript format written by this crate.
 pub const TRANSCRIPT_FORMAT: u32 = 1;

@@ -1,6 +1,7 @@
 //! Serving an MCP server over stdio.
 //!
-//! stdout carries only newline-delimited JSON-RPC; logs go to stderr. The
+//! stdout carries only newline-delimited JSON-RPC; logs go to stderr (the
+//! `somite` binary installs the subscriber, the same for every server). The
 //! servers speak MCP 2025-11-25 (with `initialize`) and 2026-07-28
 //! (stateless, `server/discover`), which rmcp 3.11 negotiates per request.
 //! [`serve_stdio`] is the async entry point; [`block_on_stdio`] builds a
@@ -44,19 +45,4 @@ pub fn block_on_stdio<S: ServerHandler>(server: S) -> Result<(), ServeError> {
         .enable_all()
         .build()?
         .block_on(serve_stdio(server))
-}
-
-/// Sends `tracing` output to stderr (level from `SOMITE_LOG`, default
-/// `info`), keeping stdout for the protocol. Safe to call more than once.
-pub fn init_stderr_logging() {
-    let level = std::env::var("SOMITE_LOG")
-        .ok()
-        .and_then(|level| level.parse::<tracing::level_filters::LevelFilter>().ok())
-        .unwrap_or(tracing::level_filters::LevelFilter::INFO);
-    // Err means a subscriber is already installed, which is what we want.
-    let _already_installed = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_max_level(level)
-        .try_init();
 }

@@ -165,7 +165,8 @@ impl RunnerError {
                 "use a run_id returned by a run or validation start".into()
             }
             RunnerError::ProofUnknownOperator { .. } => {
-                "name a tool operator from `somite operator list`".into()
+                // There is no `somite operator list`; the catalog lists them.
+                "name a tool operator: `somite catalog search WORDS` finds its id".into()
             }
             RunnerError::ProofNotRunnable { .. } => {
                 "run the proof on a machine that has the tool, or rely on the declared \

@@ -2,8 +2,9 @@
 //!
 //! Each opens the project, calls the same library function the runtime's
 //! routes call, and renders the result for a person or, with `--json`, as the
-//! exact wire shape. A rejected input prints the structured error (code,
-//! message, recovery) and exits 1; clap's usage errors exit 2.
+//! exact wire shape. A rejected input is a [`Failure`] (code, message,
+//! recovery; the envelope itself with `--json`) and exits 1; clap's usage
+//! errors exit 2.
 //!
 //! Verbs that only look open a read-only view, which takes no lock and
 //! writes nothing, so they are safe beside a running `somite serve`. Verbs
@@ -12,6 +13,7 @@
 //! feed see them) and `graph import` is refused with `project_in_use`,
 //! naming the server.
 
+use crate::failure::Failure;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use somite_project::lock::{self, Claim, LOCK_WAIT, ServerAnnouncement};
@@ -236,25 +238,13 @@ fn finish<T: Serialize>(
     result: Result<T, SomiteError>,
     human: impl FnOnce(&T) -> String,
 ) -> anyhow::Result<ExitCode> {
-    match result {
-        Ok(value) => {
-            if output.json {
-                println!("{}", serde_json::to_string_pretty(&value)?);
-            } else {
-                print!("{}", human(&value));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(error) => {
-            if output.json {
-                println!("{}", serde_json::to_string_pretty(&error)?);
-            } else {
-                eprintln!("error[{}]: {}", error.code, error.message);
-                eprintln!("  what to do: {}", error.recovery);
-            }
-            Ok(ExitCode::FAILURE)
-        }
+    let value = result.map_err(|error| Failure::envelope(&error).json(output.json))?;
+    if output.json {
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print!("{}", human(&value));
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn catalog(args: CatalogArgs) -> anyhow::Result<ExitCode> {

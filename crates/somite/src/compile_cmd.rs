@@ -8,6 +8,7 @@
 //! workspace and the agent. Pixi is used when it is on `PATH`; without it the
 //! package has no lock and the output says so.
 
+use crate::failure::Failure;
 use clap::Args;
 use serde::Serialize;
 use somite_project::compiled::{self, CompileOutcome, CompileSummary, Toolchain};
@@ -109,31 +110,18 @@ pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Prints a result as JSON or text; a refusal prints its code, message and
-/// what to do next, and exits 1.
+/// Prints a result as JSON or text; a refusal is a [`Failure`] (exit 1).
 fn finish<T>(
     json: bool,
     result: Result<T, SomiteError>,
     render: impl FnOnce(&T) -> anyhow::Result<(String, String)>,
 ) -> anyhow::Result<ExitCode> {
-    match result {
-        Ok(value) => {
-            let (machine, human) = render(&value)?;
-            if json {
-                println!("{machine}");
-            } else {
-                print!("{human}");
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(error) => {
-            if json {
-                println!("{}", serde_json::to_string_pretty(&error)?);
-            } else {
-                eprintln!("error[{}]: {}", error.code, error.message);
-                eprintln!("  what to do: {}", error.recovery);
-            }
-            Ok(ExitCode::FAILURE)
-        }
+    let value = result.map_err(|error| Failure::envelope(&error).json(json))?;
+    let (machine, human) = render(&value)?;
+    if json {
+        println!("{machine}");
+    } else {
+        print!("{human}");
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 //! local checkout of it, in the documentation cache once, for every later
 //! session and server.
 
+use crate::failure::Failure;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use somite_mcp::docs::fetch::{FETCH_ENV, Upstream, fetch_manual};
@@ -102,10 +103,7 @@ fn load(manual: ManualName, source: &SourceArgs) -> anyhow::Result<Manual> {
     let spec = manual.spec();
     let cache = DocsCache::from_env()?;
     let source = configured_source(spec, source.docs_source.as_deref());
-    Manual::load(spec, &cache, source.as_deref()).map_err(|error| {
-        let envelope = ToolError::from(&error);
-        anyhow::anyhow!("{}\nhint: {}", envelope.message, envelope.recovery)
-    })
+    Manual::load(spec, &cache, source.as_deref()).map_err(|error| failed(ToolError::from(&error)))
 }
 
 fn print_report(verb: &str, spec: &ManualSpec, report: &ImportReport) {
@@ -122,8 +120,9 @@ fn print_report(verb: &str, spec: &ManualSpec, report: &ImportReport) {
     }
 }
 
+/// A tool's refusal, shown as the envelope the MCP tool would return.
 fn failed(error: ToolError) -> anyhow::Error {
-    anyhow::anyhow!("{}\nhint: {}", error.message, error.recovery)
+    Failure::envelope(&error).into()
 }
 
 fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {

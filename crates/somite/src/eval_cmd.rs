@@ -1,6 +1,7 @@
 //! `somite eval`: score an ACP agent on a scenario through the real boundary
 //! (`scripts/mcp-agent-eval` is this command; see docs/agent-evaluation.md).
 
+use crate::failure::Failure;
 use clap::{Args, Subcommand};
 use somite_eval::{AgentChoice, EvalConfig, EvalError, Scenario, Score, Status};
 use std::path::PathBuf;
@@ -174,11 +175,11 @@ fn report(score: &Score, dir: &std::path::Path, json: bool) -> ExitCode {
 }
 
 fn fail(error: &EvalError) -> anyhow::Result<ExitCode> {
-    eprintln!("error: {error}");
-    Ok(ExitCode::from(match error {
-        EvalError::Usage(_) => 2,
-        _ => 3,
-    }))
+    let failure = match error {
+        EvalError::Usage(_) => Failure::usage(error.to_string()),
+        _ => Failure::message(error.to_string()).exit_code(3),
+    };
+    Err(failure.into())
 }
 
 #[cfg(test)]

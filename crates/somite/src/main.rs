@@ -5,12 +5,16 @@
 //! does through tools cannot drift apart. Human output by default, `--json`
 //! for machines; exit code 2 is a usage error, 1 is rejected input or a
 //! failed operation (for `somite eval`: a failed check; 3: the evaluation
-//! itself could not be carried out).
+//! itself could not be carried out). A failure is shown once, here, through
+//! [`failure::Failure`]; `somite serve` and `somite mcp` log through
+//! [`logging`].
 
 mod commands;
 mod compile_cmd;
 mod docs_cmd;
 mod eval_cmd;
+mod failure;
+mod logging;
 mod mcp_cmd;
 mod operator_cmd;
 mod serve_cmd;
@@ -72,9 +76,6 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(code) => code,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::FAILURE
-        }
+        Err(error) => failure::Failure::from(error).report(),
     }
 }

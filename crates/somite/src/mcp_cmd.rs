@@ -2,8 +2,10 @@
 //!
 //! Each subcommand builds one server from `somite-mcp` and serves it on
 //! stdin/stdout until the client disconnects. stdout carries only MCP
-//! JSON-RPC; everything else (logs, warnings) goes to stderr.
+//! JSON-RPC; everything else (logs, warnings) goes to stderr, through
+//! [`crate::logging`].
 
+use crate::failure::Failure;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use somite_mcp::nextflow::NextflowServer;
@@ -57,23 +59,18 @@ impl ToolServerArgs {
 }
 
 pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
-    serve::init_stderr_logging();
+    crate::logging::init();
     match args.server {
         McpServer::Somite { server_url } => {
             let capability = std::env::var(somite_proxy::CAPABILITY_ENV).ok();
             if capability.is_none() {
-                eprintln!(
-                    "warning: {} is not set: the runtime will refuse every call",
+                tracing::warn!(
+                    "{} is not set: the runtime will refuse every call",
                     somite_proxy::CAPABILITY_ENV
                 );
             }
-            let server = match somite_proxy::SomiteServer::new(&server_url, capability) {
-                Ok(server) => server,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(ExitCode::from(2));
-                }
-            };
+            let server = somite_proxy::SomiteServer::new(&server_url, capability)
+                .map_err(|e| Failure::usage(e.to_string()))?;
             serve::block_on_stdio(server)?;
         }
         McpServer::Pixi(args) => {

@@ -9,8 +9,9 @@
 //! An operator that cannot run here says why. Exit 0 only for a passing
 //! proof.
 
+use crate::failure::Failure;
 use clap::{Args, Subcommand};
-use somite_runner::proof::{PROOF_KIND, Prover};
+use somite_runner::proof::Prover;
 use somite_workflow::{Catalog, SomiteError};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -66,15 +67,8 @@ fn prove(args: ProveArgs) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
-        Err(error) => {
-            let error = SomiteError::from(error);
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&error)?);
-            } else {
-                eprintln!("error[{}]: {} ({PROOF_KIND})", error.code, error.message);
-                eprintln!("  what to do: {}", error.recovery);
-            }
-            Ok(ExitCode::FAILURE)
-        }
+        Err(error) => Err(Failure::envelope(&SomiteError::from(error))
+            .json(args.json)
+            .into()),
     }
 }

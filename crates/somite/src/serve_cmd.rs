@@ -1,5 +1,7 @@
-//! `somite serve`: the web workspace and its loopback runtime.
+//! `somite serve`: the web workspace and its loopback runtime. Its logs go
+//! to stderr through [`crate::logging`].
 
+use crate::failure::Failure;
 use clap::Args;
 use somite_project::lock::{self, Claim, LOCK_WAIT};
 use somite_project::{Layout, Project, Seed};
@@ -24,6 +26,7 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    crate::logging::init();
     let started = Instant::now();
     let env = std::env::vars().collect();
     let config = match ServerConfig::from_sources(
@@ -35,10 +38,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         &env,
     ) {
         Ok(config) => config,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(e) => return Err(Failure::usage(e.to_string()).into()),
     };
     let claimed =
         lock::claim(&Layout::new(&config.project), LOCK_WAIT).and_then(|claim| match claim {
@@ -56,13 +56,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         Ok(project)
     }) {
         Ok(project) => project,
-        Err(e) => {
-            eprintln!(
-                "error[{}]: {}\n  what to do: {}",
-                e.code, e.message, e.recovery
-            );
-            return Ok(ExitCode::FAILURE);
-        }
+        Err(e) => return Err(Failure::envelope(&e).into()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -98,9 +92,11 @@ async fn fetch_missing_manuals() {
     for (tool, outcome) in somite_mcp::docs::fetch::fetch_missing(&cache, &upstream).await {
         match outcome {
             Ok(pages) => {
-                eprintln!("fetched the {tool} manual ({pages} pages) into the documentation cache")
+                tracing::info!(
+                    "fetched the {tool} manual ({pages} pages) into the documentation cache"
+                )
             }
-            Err(reason) => eprintln!("the {tool} manual was not fetched: {reason}"),
+            Err(reason) => tracing::warn!(%reason, "the {tool} manual was not fetched"),
         }
     }
 }

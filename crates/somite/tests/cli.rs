@@ -1,7 +1,11 @@
-//! The by-hand verbs: human output, `--json`, and exit codes that tell a
-//! usage error (2) from rejected input (1).
+//! The by-hand verbs: human output, `--json`, exit codes that tell a
+//! usage error (2) from rejected input (1), and how a refusal reads
+//! (snapshots of the rendered text).
+
+mod support;
 
 use serde_json::{Value, json};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn somite(args: &[&str]) -> Output {
@@ -260,4 +264,124 @@ fn operator_prove_runs_one_task_with_the_real_tool_and_says_what_it_is() {
     let unknown = somite(&["operator", "prove", "files.import", "--work", work]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown_operator"));
+}
+
+/// The text a person sees for a refused command: stderr, with nothing on
+/// stdout, exit 1, no colour (stderr is not a terminal), and each of
+/// `places` (temporary folders, a server's URL) replaced by its name.
+fn refusal(output: &Output, places: &[(&str, &str)]) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "a refusal prints nothing on stdout"
+    );
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "no colour off a terminal: {stderr:?}"
+    );
+    let mut text: String = stderr
+        .lines()
+        .map(|line| format!("{}\n", line.trim_end()))
+        .collect();
+    for (place, name) in places {
+        text = text.replace(place, name);
+    }
+    text
+}
+
+fn path(dir: &Path) -> &str {
+    dir.to_str().unwrap()
+}
+
+#[test]
+fn a_stale_edit_reads_as_code_message_details_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let edit = dir.path().join("edit.json");
+    let txn = json!({
+        "base_state_revision": format!("blake3:{}", "0".repeat(64)),
+        "idempotency_key": "cli-stale-0001", "summary": "s",
+        "operations": [{"op": "add_operator", "node_id": "reads", "operator_id": "files.import", "x": 0, "y": 0}]
+    });
+    std::fs::write(&edit, txn.to_string()).unwrap();
+    let out = somite(&["graph", "apply", path(&edit), "--project", path(dir.path())]);
+    insta::assert_snapshot!("stale_revision", refusal(&out, &[]));
+}
+
+#[test]
+fn an_unknown_operator_reads_as_code_message_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = somite(&[
+        "operator",
+        "prove",
+        "nope.nothing",
+        "--work",
+        path(dir.path()),
+    ]);
+    insta::assert_snapshot!("unknown_operator", refusal(&out, &[]));
+}
+
+#[test]
+fn an_invalid_document_reads_as_code_message_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let document = dir.path().join("broken.somite.json");
+    std::fs::write(&document, "{\"format\": ").unwrap();
+    let out = somite(&[
+        "graph",
+        "import",
+        path(&document),
+        "--project",
+        path(dir.path()),
+    ]);
+    insta::assert_snapshot!("invalid_document", refusal(&out, &[]));
+}
+
+#[test]
+fn an_io_failure_reads_as_code_message_and_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_a_folder = dir.path().join("a-file");
+    std::fs::write(&not_a_folder, "").unwrap();
+    let out = somite(&["graph", "show", "--project", path(&not_a_folder)]);
+    insta::assert_snapshot!("io_error", refusal(&out, &[(path(dir.path()), "[TMP]")]));
+}
+
+#[test]
+fn a_project_in_use_names_the_server_holding_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::ServeChild::start(dir.path(), |_| {});
+    let document = dir.path().join("flow.somite.json");
+    let saved = somite(&[
+        "graph",
+        "save",
+        path(&document),
+        "--project",
+        path(dir.path()),
+    ]);
+    assert!(saved.status.success());
+    let out = somite(&[
+        "graph",
+        "import",
+        path(&document),
+        "--project",
+        path(dir.path()),
+    ]);
+    let announced: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(".somite/server.json")).unwrap())
+            .unwrap();
+    let pid = format!("process {}", announced["pid"]);
+    insta::assert_snapshot!(
+        "project_in_use",
+        refusal(&out, &[(&server.url, "[SERVER]"), (&pid, "process [PID]")])
+    );
+    let json = somite(&[
+        "graph",
+        "import",
+        path(&document),
+        "--json",
+        "--project",
+        path(dir.path()),
+    ]);
+    assert_eq!(json.status.code(), Some(1));
+    assert!(json.stderr.is_empty(), "--json puts the envelope on stdout");
+    assert_eq!(json_of(&json)["code"], "project_in_use");
 }

@@ -544,3 +544,28 @@ async fn long_work_reports_progress_to_a_client_that_sent_a_token() {
     }
     server.shutdown().await.unwrap();
 }
+
+/// The MCP servers log through the same setup as `somite serve`: levelled
+/// lines on stderr, stdout left to the protocol.
+#[test]
+fn a_missing_capability_is_logged_as_a_warning_on_stderr() {
+    use somite_mcp::somite_proxy::CAPABILITY_ENV;
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_somite"))
+        .args(["mcp", "somite", "--server-url", "http://127.0.0.1:7310"])
+        .env_remove(CAPABILITY_ENV)
+        .env_remove("SOMITE_LOG")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.stdout.is_empty(),
+        "stdout is reserved for the protocol"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.lines().any(|line| line.contains(" WARN ")
+            && line.contains(&format!("{CAPABILITY_ENV} is not set"))),
+        "{stderr}"
+    );
+}

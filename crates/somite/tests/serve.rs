@@ -338,3 +338,68 @@ fn a_signal_sent_the_moment_the_url_is_printed_stops_serve_cleanly() {
         );
     }
 }
+
+/// The server's logs reach stderr, and no secret does: here the ACP
+/// Registry is a private mirror whose URL carries a password, an `sk-`
+/// key and a token that is also in the environment; the mirror is down, so
+/// the server logs why it falls back to the bundled registry.
+#[test]
+fn serve_logs_to_stderr_with_secrets_redacted() {
+    // A loopback port with nothing listening: the fetch is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let password = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz012345";
+    let key = "sk-proj-ZyXwVuTsRqPoNmLkJiHg";
+    // 64 hex characters, like a capability: no pattern knows this shape;
+    // it is a secret because a secret-shaped variable holds it.
+    let token = "0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210";
+    let registry =
+        format!("http://somite:{password}@127.0.0.1:{port}/registry.json?key={key}&access={token}");
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServeChild::start(dir.path(), |command| {
+        command
+            .env("SOMITE_ACP_REGISTRY_URL", &registry)
+            .env("REGISTRY_TOKEN", token)
+            .env_remove("SOMITE_LOG")
+            .env_remove("RUST_LOG")
+            .stderr(Stdio::piped());
+    });
+    let url = server.url.clone();
+    let mut child = server.into_child();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (lines, logged) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+
+    let launchers: serde_json::Value = tokio_runtime().block_on(async {
+        reqwest::get(format!("{url}/api/agent/launchers"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert!(launchers.is_object(), "{launchers}");
+    let line = logged
+        .iter()
+        .find(|line| line.contains("using the bundled ACP registry snapshot"))
+        .expect("the fallback is logged on stderr");
+    assert!(line.contains("INFO"), "{line}");
+    assert!(
+        line.contains("[redacted]") && line.contains(&format!("127.0.0.1:{port}")),
+        "the line keeps its context: {line}"
+    );
+    for secret in [password, key, token, "ghp_", "sk-"] {
+        assert!(!line.contains(secret), "{secret} logged: {line}");
+    }
+
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(exit_within_ten_seconds(&mut child, "SIGINT").success());
+}
