@@ -139,20 +139,36 @@ pub fn contains_secret_value(value: &str) -> bool {
 /// Masks every secret-shaped token inside `value`, keeping the text around it.
 #[must_use]
 pub fn redact_secret_values(value: &str) -> Cow<'_, str> {
-    let mut text = Cow::Borrowed(value);
+    let covered = pattern_cover(value);
+    if !covered.contains(&true) {
+        return Cow::Borrowed(value);
+    }
+    let mut masked = String::with_capacity(value.len());
+    render(value.chars().zip(covered), false, &mut masked);
+    Cow::Owned(masked)
+}
+
+/// Which characters of `text` lie in a secret-shaped token (a pattern's
+/// match minus its kept context: the first capture group and a URL
+/// password's closing `@`). Computed on the original text, together with
+/// the known secrets' cover, so masking one can never break up the other:
+/// a token that shares a few characters with a known secret is still
+/// masked whole.
+fn pattern_cover(text: &str) -> Vec<bool> {
+    let char_at: Vec<usize> = text.char_indices().map(|(at, _)| at).collect();
+    let index_of = |byte: usize| char_at.partition_point(|&at| at < byte);
+    let mut covered = vec![false; char_at.len()];
     for pattern in SECRET_VALUE_PATTERNS.iter() {
-        if pattern.is_match(&text) {
-            let replaced = pattern
-                .replace_all(&text, |captures: &regex::Captures<'_>| {
-                    let context = captures.get(1).map_or("", |m| m.as_str());
-                    let tail = if captures[0].ends_with('@') { "@" } else { "" };
-                    format!("{context}{REDACTED}{tail}")
-                })
-                .into_owned();
-            text = Cow::Owned(replaced);
+        for captures in pattern.captures_iter(text) {
+            let whole = captures.get(0).expect("a match has a whole");
+            let start = captures
+                .get(1)
+                .map_or(whole.start(), |context| context.end());
+            let end = whole.end() - usize::from(whole.as_str().ends_with('@'));
+            covered[index_of(start)..index_of(end)].fill(true);
         }
     }
-    text
+    covered
 }
 
 /// Shortest value treated as a known secret; shorter ones would mask
@@ -259,24 +275,16 @@ impl Redactor {
     /// Redacts free text.
     #[must_use]
     pub fn redact_text(&self, text: &str) -> String {
-        let text = self.mask_known_secrets(text);
-        redact_secret_values(&text).into_owned()
-    }
-
-    /// Replaces each run of characters covered by a known secret's window
-    /// with one [`REDACTED`].
-    fn mask_known_secrets<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        if self.windows.is_empty() {
-            return Cow::Borrowed(text);
-        }
         let folded: Vec<char> = text.chars().map(fold).collect();
-        let covered = self.cover(&folded);
-        if !covered.contains(&true) {
-            return Cow::Borrowed(text);
-        }
+        let known = self.cover(&folded);
+        let shaped = pattern_cover(text);
         let mut masked = String::with_capacity(text.len());
+        let covered = known
+            .iter()
+            .zip(shaped)
+            .map(|(known, shaped)| *known || shaped);
         render(text.chars().zip(covered), false, &mut masked);
-        Cow::Owned(masked)
+        masked
     }
 
     /// Which characters of `folded` lie in a known secret's window.
@@ -353,13 +361,17 @@ impl StreamRedactor {
     }
 
     fn release(&mut self, count: usize) -> String {
-        let released: Vec<(char, bool)> = self.held.drain(..count).collect();
+        let mut released: Vec<(char, bool)> = self.held.drain(..count).collect();
+        let text: String = released.iter().map(|(c, _)| c).collect();
+        for (held, shaped) in released.iter_mut().zip(pattern_cover(&text)) {
+            held.1 |= shaped;
+        }
         let mut shown = String::new();
         render(released.iter().copied(), self.ended_masked, &mut shown);
         if let Some(&(_, covered)) = released.last() {
             self.ended_masked = covered;
         }
-        redact_secret_values(&shown).into_owned()
+        shown
     }
 }
 
@@ -503,6 +515,18 @@ mod tests {
             redactor.redact_text("ordinary text stays"),
             "ordinary text stays"
         );
+    }
+
+    #[test]
+    fn a_token_sharing_characters_with_a_known_secret_is_still_masked_whole() {
+        // The token's first 16 characters after `ghp_` are also a known
+        // secret's window: masking that window first used to break the token
+        // up so that its pattern no longer matched and its tail showed.
+        let known = "AbCdEfGhIjKlMnOp-known";
+        let token = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz012345";
+        let redactor = Redactor::with_known_secrets([known.to_owned()]);
+        let shown = redactor.redact_text(&format!("token {token} end"));
+        assert_eq!(shown, format!("token {REDACTED} end"));
     }
 
     #[test]
