@@ -35,7 +35,7 @@ pub mod launcher;
 pub mod limits;
 pub mod permission;
 pub mod registry;
-mod secrets;
+pub mod secrets;
 pub mod session;
 pub mod transcript;
 pub mod workspace;

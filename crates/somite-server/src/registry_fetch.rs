@@ -4,10 +4,15 @@
 //!
 //! One cached answer serves both the launcher list and `connect`, so the
 //! agent launched is exactly the pinned entry the user was shown.
+//!
+//! The URL may carry credentials (a mirror behind basic auth): wherever it
+//! is named — the launcher list's source, a fallback's reason — it is shown
+//! with its password masked, and fetch errors are rendered without it.
 
 use std::time::{Duration, Instant};
 
 use somite_acp::registry::{Registry, RegistryError, RegistrySource};
+use somite_acp::secrets::redact_secret_values;
 use somite_acp::{LoadedRegistry, load_registry};
 
 /// The variable that overrides where the registry is fetched from (`off`:
@@ -60,7 +65,7 @@ impl LiveRegistry {
         let loaded = match &self.url {
             None => load_registry(&somite_acp::registry::BundledSnapshot),
             Some(url) => load_registry(&Fetched {
-                url,
+                name: redact_secret_values(url).into_owned(),
                 document: self.fetch(url).await,
             }),
         };
@@ -75,9 +80,13 @@ impl LiveRegistry {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status)
-            .map_err(|error| error.to_string())?;
+            .map_err(|error| error.without_url().to_string())?;
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|error| error.to_string())? {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|error| error.without_url().to_string())?
+        {
             if body.len() + chunk.len() > MAX_REGISTRY_BYTES {
                 return Err(format!(
                     "the document is larger than {MAX_REGISTRY_BYTES} bytes"
@@ -89,22 +98,23 @@ impl LiveRegistry {
     }
 }
 
-/// A fetched registry document, or why fetching it failed.
-struct Fetched<'a> {
-    url: &'a str,
+/// A fetched registry document, or why fetching it failed, named by its
+/// URL with any password masked.
+struct Fetched {
+    name: String,
     document: Result<String, String>,
 }
 
-impl RegistrySource for Fetched<'_> {
+impl RegistrySource for Fetched {
     fn name(&self) -> String {
-        self.url.to_owned()
+        self.name.clone()
     }
 
     fn load(&self) -> Result<Registry, RegistryError> {
         match &self.document {
-            Ok(text) => Registry::parse(text, self.url),
+            Ok(text) => Registry::parse(text, &self.name),
             Err(reason) => Err(RegistryError::Unreadable {
-                source_name: self.url.to_owned(),
+                source_name: self.name.clone(),
                 error: std::io::Error::other(reason.clone()),
             }),
         }

@@ -108,6 +108,33 @@ async fn every_failed_fetch_falls_back_to_the_bundled_snapshot_and_says_why() {
 }
 
 #[tokio::test]
+async fn a_password_in_the_registry_url_never_reaches_the_launcher_list() {
+    let (url, _) = serve("200 OK", SERVED_REGISTRY.into()).await;
+    let with_password = url.replacen("http://", "http://mirror:s3cret-pass@", 1);
+    let served = launchers(Some(with_password)).await;
+    let unused = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let nothing_listening = format!(
+        "http://mirror:s3cret-pass@{}/registry.json",
+        unused.local_addr().unwrap()
+    );
+    drop(unused);
+    let fallback = launchers(Some(nothing_listening)).await;
+    assert_eq!(served["registry"]["kind"], "source", "{served:#}");
+    assert_eq!(
+        fallback["registry"]["kind"], "bundled_fallback",
+        "{fallback:#}"
+    );
+    for list in [served, fallback] {
+        let shown = list.to_string();
+        assert!(!shown.contains("s3cret-pass"), "{shown}");
+        assert!(
+            shown.contains("http://mirror:"),
+            "the URL stays recognisable: {shown}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn with_fetching_off_the_bundled_snapshot_is_the_source() {
     let list = launchers(None).await;
     assert_eq!(list["registry"]["kind"], "source");
