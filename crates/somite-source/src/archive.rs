@@ -85,16 +85,23 @@ pub(crate) fn extract(
         }
         let is_dir = kind == EntryType::Directory;
         if !paths.insert(relative.clone()) && !is_dir {
-            return Err(SourceError::unsafe_archive(format!("`{relative}` is listed twice")));
+            return Err(SourceError::unsafe_archive(format!(
+                "`{relative}` is listed twice"
+            )));
         }
         let target = dest.join(&relative);
         match kind {
-            EntryType::Directory => fs::create_dir_all(&target).map_err(|e| write_error(&relative, &target, e))?,
+            EntryType::Directory => {
+                fs::create_dir_all(&target).map_err(|e| write_error(&relative, &target, e))?
+            }
             EntryType::Regular | EntryType::Continuous => {
                 let size = entry.header().size().map_err(unreadable)?;
                 if unpacked + size > limits.max_unpacked_bytes {
                     return Err(SourceError::ArchiveTooLarge {
-                        detail: format!("it unpacks to more than {} bytes", limits.max_unpacked_bytes),
+                        detail: format!(
+                            "it unpacks to more than {} bytes",
+                            limits.max_unpacked_bytes
+                        ),
                     });
                 }
                 let exec = entry.header().mode().map_err(unreadable)? & 0o111 != 0;
@@ -111,15 +118,22 @@ pub(crate) fn extract(
                     .map_err(|e| write_error(&relative, &target, e))?;
                 unpacked += written;
                 // The mode given at creation is masked by the umask.
-                fs::set_permissions(&target, fs::Permissions::from_mode(if exec { 0o755 } else { 0o644 }))
-                    .map_err(|e| SourceError::io(&target, e))?;
+                fs::set_permissions(
+                    &target,
+                    fs::Permissions::from_mode(if exec { 0o755 } else { 0o644 }),
+                )
+                .map_err(|e| SourceError::io(&target, e))?;
             }
             EntryType::Symlink => {
-                let link = entry
-                    .link_name_bytes()
-                    .ok_or_else(|| SourceError::unsafe_archive(format!("the link `{relative}` has no target")))?;
+                let link = entry.link_name_bytes().ok_or_else(|| {
+                    SourceError::unsafe_archive(format!("the link `{relative}` has no target"))
+                })?;
                 let link = std::str::from_utf8(&link)
-                    .map_err(|_| SourceError::unsafe_archive(format!("the link `{relative}` has a target that is not UTF-8")))?
+                    .map_err(|_| {
+                        SourceError::unsafe_archive(format!(
+                            "the link `{relative}` has a target that is not UTF-8"
+                        ))
+                    })?
                     .to_owned();
                 if !link_stays_inside(&relative, &link) {
                     return Err(SourceError::unsafe_archive(format!(
@@ -168,20 +182,26 @@ pub(crate) fn extract(
 /// The path below the single top folder; `top` is set by the first entry.
 fn strip_top(raw: &str, top: &mut Option<String>) -> Result<String> {
     if raw.starts_with('/') {
-        return Err(SourceError::unsafe_archive(format!("`{raw}` is an absolute path")));
+        return Err(SourceError::unsafe_archive(format!(
+            "`{raw}` is an absolute path"
+        )));
     }
     let mut parts = Vec::new();
     for part in raw.split('/') {
         match part {
             "" | "." => {}
             ".." => {
-                return Err(SourceError::unsafe_archive(format!("`{raw}` climbs out with `..`")));
+                return Err(SourceError::unsafe_archive(format!(
+                    "`{raw}` climbs out with `..`"
+                )));
             }
             name => parts.push(name),
         }
     }
     let Some((first, rest)) = parts.split_first() else {
-        return Err(SourceError::unsafe_archive(format!("`{raw}` names no file")));
+        return Err(SourceError::unsafe_archive(format!(
+            "`{raw}` names no file"
+        )));
     };
     match top {
         None => *top = Some((*first).to_owned()),
@@ -198,7 +218,9 @@ fn strip_top(raw: &str, top: &mut Option<String>) -> Result<String> {
 /// A conflict between entries is the archive's fault; anything else is the disk's.
 fn write_error(relative: &str, path: &Path, e: io::Error) -> SourceError {
     match e.kind() {
-        io::ErrorKind::AlreadyExists | io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory => {
+        io::ErrorKind::AlreadyExists
+        | io::ErrorKind::NotADirectory
+        | io::ErrorKind::IsADirectory => {
             SourceError::unsafe_archive(format!("`{relative}` conflicts with another entry"))
         }
         _ => SourceError::io(path, e),

@@ -244,13 +244,20 @@ mod tests {
             "HOME" => Some("/home/ada".to_owned()),
             _ => None,
         };
-        assert_eq!(default_cache_dir(&xdg).unwrap(), PathBuf::from("/x/cache/somite"));
+        assert_eq!(
+            default_cache_dir(&xdg).unwrap(),
+            PathBuf::from("/x/cache/somite")
+        );
         let relative_xdg = |name: &str| match name {
             "XDG_CACHE_HOME" => Some("cache".to_owned()),
             "HOME" => Some("/home/ada".to_owned()),
             _ => None,
         };
-        assert!(default_cache_dir(&relative_xdg).unwrap().starts_with("/home/ada"));
+        assert!(
+            default_cache_dir(&relative_xdg)
+                .unwrap()
+                .starts_with("/home/ada")
+        );
         assert!(matches!(
             default_cache_dir(&|_: &str| None),
             Err(SourceError::NoCacheDir)

@@ -155,14 +155,18 @@ pub enum SourceError {
     UnsafeArchive { reason: String },
 
     /// The tree has no `main.nf` at its root.
-    #[error("`{repository}` at {commit} has no main.nf at its root, so it is not a Nextflow pipeline")]
+    #[error(
+        "`{repository}` at {commit} has no main.nf at its root, so it is not a Nextflow pipeline"
+    )]
     NotANextflowRepository {
         repository: Repository,
         commit: CommitSha,
     },
 
     /// The stored tree no longer has the digest it was pinned with.
-    #[error("the stored source of {commit} has changed since it was fetched (tree digest {actual}, expected {expected})")]
+    #[error(
+        "the stored source of {commit} has changed since it was fetched (tree digest {actual}, expected {expected})"
+    )]
     SourceTampered {
         commit: CommitSha,
         path: PathBuf,
@@ -212,9 +216,7 @@ impl SourceError {
             SourceError::RefNotFound { .. } => SourceErrorCode::RefNotFound,
             SourceError::RateLimited { .. } => SourceErrorCode::RateLimited,
             SourceError::ProviderUnavailable { .. } => SourceErrorCode::ProviderUnavailable,
-            SourceError::ProviderResponseInvalid { .. } => {
-                SourceErrorCode::ProviderResponseInvalid
-            }
+            SourceError::ProviderResponseInvalid { .. } => SourceErrorCode::ProviderResponseInvalid,
             SourceError::ArchiveTooLarge { .. } => SourceErrorCode::ArchiveTooLarge,
             SourceError::UnsafeArchive { .. } => SourceErrorCode::UnsafeArchive,
             SourceError::NotANextflowRepository { .. } => SourceErrorCode::NotANextflowRepository,
@@ -294,9 +296,7 @@ impl SourceError {
             | SourceError::ProviderResponseInvalid { provider, .. } => {
                 Some(json!({ "provider": provider }))
             }
-            SourceError::ReleaseNotFound { known, .. } => {
-                Some(json!({ "known_releases": known }))
-            }
+            SourceError::ReleaseNotFound { known, .. } => Some(json!({ "known_releases": known })),
             SourceError::SourceTampered {
                 expected, actual, ..
             } => Some(json!({ "expected_tree_digest": expected, "actual_tree_digest": actual })),

@@ -9,11 +9,11 @@
 //! reset time; a 404 on the commit lookup is an unknown repository, a 422
 //! an unknown ref (GitHub's "No commit found for SHA").
 
+use crate::config::Clock;
 use crate::config::{GithubToken, Limits, SourceConfig};
 use crate::error::{Provider, Result, SourceError};
 use crate::http::{Http, rate_limit, read_capped, transport_error};
 use crate::ids::{CommitSha, GitRef, Repository};
-use crate::config::Clock;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue};
 use serde::Deserialize;
@@ -90,7 +90,11 @@ impl GitHub {
     }
 
     /// The commit `git_ref` names in `repository` now.
-    pub(crate) async fn resolve(&self, repository: &Repository, git_ref: &GitRef) -> Result<ResolvedCommit> {
+    pub(crate) async fn resolve(
+        &self,
+        repository: &Repository,
+        git_ref: &GitRef,
+    ) -> Result<ResolvedCommit> {
         let url = format!(
             "{}/repos/{}/{}/commits/{}",
             self.api,
@@ -106,7 +110,12 @@ impl GitHub {
             .await
             .map_err(|e| transport_error(Provider::GitHub, e, within))?;
         let status = response.status();
-        if let Some(limited) = rate_limit(Provider::GitHub, status, response.headers(), self.clock.now()) {
+        if let Some(limited) = rate_limit(
+            Provider::GitHub,
+            status,
+            response.headers(),
+            self.clock.now(),
+        ) {
             return Err(limited);
         }
         match status {
@@ -124,13 +133,26 @@ impl GitHub {
             }
             other => return Err(unexpected_status(other)),
         }
-        let body = read_capped(Provider::GitHub, response, self.limits.max_api_bytes, within)
-            .await
-            .map_err(|e| {
-                e.unwrap_or_else(|| invalid(format!("the commit answer is larger than {} bytes", self.limits.max_api_bytes)))
-            })?;
-        let wire: WireCommit = serde_json::from_slice(&body)
-            .map_err(|e| invalid(format!("the commit answer does not have the documented shape: {e}")))?;
+        let body = read_capped(
+            Provider::GitHub,
+            response,
+            self.limits.max_api_bytes,
+            within,
+        )
+        .await
+        .map_err(|e| {
+            e.unwrap_or_else(|| {
+                invalid(format!(
+                    "the commit answer is larger than {} bytes",
+                    self.limits.max_api_bytes
+                ))
+            })
+        })?;
+        let wire: WireCommit = serde_json::from_slice(&body).map_err(|e| {
+            invalid(format!(
+                "the commit answer does not have the documented shape: {e}"
+            ))
+        })?;
         let commit = wire
             .sha
             .parse()
@@ -141,12 +163,20 @@ impl GitHub {
             .and_then(|c| c.date)
             .and_then(|d| d.parse::<jiff::Timestamp>().ok())
             .map(|t| t.to_string());
-        Ok(ResolvedCommit { commit, committed_at })
+        Ok(ResolvedCommit {
+            commit,
+            committed_at,
+        })
     }
 
     /// Downloads the tarball of `commit` into `dest` (a new file), at most
     /// [`Limits::max_archive_bytes`].
-    pub(crate) async fn download(&self, repository: &Repository, commit: &CommitSha, dest: &Path) -> Result<u64> {
+    pub(crate) async fn download(
+        &self,
+        repository: &Repository,
+        commit: &CommitSha,
+        dest: &Path,
+    ) -> Result<u64> {
         let url = format!(
             "{}/repos/{}/{}/tarball/{}",
             self.api,
@@ -162,7 +192,12 @@ impl GitHub {
             .await
             .map_err(|e| transport_error(Provider::GitHub, e, within))?;
         let status = response.status();
-        if let Some(limited) = rate_limit(Provider::GitHub, status, response.headers(), self.clock.now()) {
+        if let Some(limited) = rate_limit(
+            Provider::GitHub,
+            status,
+            response.headers(),
+            self.clock.now(),
+        ) {
             return Err(limited);
         }
         match status {
@@ -195,7 +230,9 @@ impl GitHub {
             if written > cap {
                 return Err(too_large());
             }
-            file.write_all(&chunk).await.map_err(|e| SourceError::io(dest, e))?;
+            file.write_all(&chunk)
+                .await
+                .map_err(|e| SourceError::io(dest, e))?;
         }
         file.flush().await.map_err(|e| SourceError::io(dest, e))?;
         Ok(written)
@@ -212,7 +249,9 @@ fn encode_ref(git_ref: &GitRef) -> String {
             segment
                 .bytes()
                 .map(|b| match b {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => {
+                        (b as char).to_string()
+                    }
                     _ => format!("%{b:02X}"),
                 })
                 .collect::<String>()

@@ -47,7 +47,11 @@ impl Http {
 
 /// A transport failure as the user reads it. The URL is in reqwest's
 /// message; a token never is (it travels in a header).
-pub(crate) fn transport_error(provider: Provider, error: reqwest::Error, within: Duration) -> SourceError {
+pub(crate) fn transport_error(
+    provider: Provider,
+    error: reqwest::Error,
+    within: Duration,
+) -> SourceError {
     let detail = if error.is_timeout() {
         format!("it did not answer within {} s", within.as_secs_f32())
     } else if error.is_connect() {
@@ -95,7 +99,9 @@ pub(crate) async fn read_capped(
 
 /// GitHub's answer when the rate limit is spent: 403 or 429 with
 /// `x-ratelimit-remaining: 0`, reset at `x-ratelimit-reset` (epoch
-/// seconds); a 429 may instead say `Retry-After` (seconds).
+/// seconds). A 429 is a rate limit whatever its headers, and a secondary
+/// limit may say `Retry-After` (seconds) instead; a 403 without a spent
+/// limit is an ordinary refusal.
 pub(crate) fn rate_limit(
     provider: Provider,
     status: StatusCode,
@@ -112,8 +118,9 @@ pub(crate) fn rate_limit(
             .map(str::trim)
     };
     let spent = header(RATE_LIMIT_REMAINING) == Some("0");
-    let retry_after = header(reqwest::header::RETRY_AFTER.as_str()).and_then(|v| v.parse::<u64>().ok());
-    if !spent && !(status == StatusCode::TOO_MANY_REQUESTS) {
+    let retry_after =
+        header(reqwest::header::RETRY_AFTER.as_str()).and_then(|v| v.parse::<u64>().ok());
+    if !spent && status != StatusCode::TOO_MANY_REQUESTS {
         return None;
     }
     let reset_epoch = header(RATE_LIMIT_RESET)
@@ -143,7 +150,10 @@ mod tests {
 
     #[test]
     fn a_spent_limit_is_rate_limited_with_its_reset_time() {
-        let h = headers(&[(RATE_LIMIT_REMAINING, "0"), (RATE_LIMIT_RESET, "1796335200")]);
+        let h = headers(&[
+            (RATE_LIMIT_REMAINING, "0"),
+            (RATE_LIMIT_RESET, "1796335200"),
+        ]);
         for status in [StatusCode::FORBIDDEN, StatusCode::TOO_MANY_REQUESTS] {
             match rate_limit(Provider::GitHub, status, &h, SystemTime::UNIX_EPOCH) {
                 Some(SourceError::RateLimited { reset_at, .. }) => {
@@ -157,9 +167,25 @@ mod tests {
     #[test]
     fn a_plain_forbidden_is_not_a_rate_limit() {
         let h = headers(&[(RATE_LIMIT_REMAINING, "42")]);
-        assert!(rate_limit(Provider::GitHub, StatusCode::FORBIDDEN, &h, SystemTime::now()).is_none());
+        assert!(
+            rate_limit(
+                Provider::GitHub,
+                StatusCode::FORBIDDEN,
+                &h,
+                SystemTime::now()
+            )
+            .is_none()
+        );
         let spent = headers(&[(RATE_LIMIT_REMAINING, "0")]);
-        assert!(rate_limit(Provider::GitHub, StatusCode::NOT_FOUND, &spent, SystemTime::now()).is_none());
+        assert!(
+            rate_limit(
+                Provider::GitHub,
+                StatusCode::NOT_FOUND,
+                &spent,
+                SystemTime::now()
+            )
+            .is_none()
+        );
     }
 
     #[test]

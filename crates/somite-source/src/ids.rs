@@ -8,8 +8,8 @@
 
 use crate::error::SourceError;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -84,7 +84,9 @@ impl FromStr for Repository {
         };
         let (owner, name) = text.split_once('/').ok_or_else(invalid)?;
         let owner_ok = (1..=39).contains(&owner.len())
-            && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+            && owner
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
         let name_ok = (1..=100).contains(&name.len())
             && name
                 .bytes()
@@ -233,14 +235,7 @@ mod tests {
         let repo: Repository = "nf-core/fetchngs".parse().unwrap();
         assert_eq!((repo.owner(), repo.name()), ("nf-core", "fetchngs"));
         for bad in [
-            "nf-core",
-            "nf-core/",
-            "/x",
-            "a/b/c",
-            "a/..",
-            "a/.",
-            "a b/c",
-            "a/b?x",
+            "nf-core", "nf-core/", "/x", "a/b/c", "a/..", "a/.", "a b/c", "a/b?x",
         ] {
             assert!(bad.parse::<Repository>().is_err(), "{bad}");
         }

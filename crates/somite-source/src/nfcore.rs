@@ -114,13 +114,17 @@ impl NfCoreCatalog {
             provider: Provider::NfCore,
             detail,
         };
-        let wire: WireCatalog = serde_json::from_slice(body)
-            .map_err(|e| invalid(format!("pipelines.json does not have the documented shape: {e}")))?;
+        let wire: WireCatalog = serde_json::from_slice(body).map_err(|e| {
+            invalid(format!(
+                "pipelines.json does not have the documented shape: {e}"
+            ))
+        })?;
         let mut pipelines = Vec::with_capacity(wire.remote_workflows.len());
         for w in wire.remote_workflows {
-            let repository: Repository = w.full_name.parse().map_err(|_| {
-                invalid(format!("`{}` is not a GitHub repository", w.full_name))
-            })?;
+            let repository: Repository = w
+                .full_name
+                .parse()
+                .map_err(|_| invalid(format!("`{}` is not a GitHub repository", w.full_name)))?;
             if repository.name() != w.name {
                 return Err(invalid(format!(
                     "pipeline `{}` names the repository `{}`",
@@ -173,7 +177,11 @@ impl NfCoreCatalog {
     }
 
     /// The exact published release `release` of `pipeline`.
-    pub fn release(&self, pipeline: &str, release: &str) -> Result<(&NfCorePipeline, &NfCoreRelease)> {
+    pub fn release(
+        &self,
+        pipeline: &str,
+        release: &str,
+    ) -> Result<(&NfCorePipeline, &NfCoreRelease)> {
         let p = self.pipeline(pipeline)?;
         match p.releases.iter().find(|r| r.tag == release) {
             Some(r) => Ok((p, r)),
@@ -186,7 +194,12 @@ impl NfCoreCatalog {
     }
 
     /// One page of pipelines ranked for `query` (see the module documentation).
-    pub fn search(&self, query: &str, cursor: Option<&str>, limit: Option<usize>) -> Result<NfCoreSearchResults> {
+    pub fn search(
+        &self,
+        query: &str,
+        cursor: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<NfCoreSearchResults> {
         let terms = parse_query(query)?;
         let limit = limit.unwrap_or(DEFAULT_SEARCH_LIMIT);
         if !(1..=MAX_SEARCH_LIMIT).contains(&limit) {
@@ -388,7 +401,10 @@ mod tests {
         let c = catalog();
         let (p, r) = c.release("nf-core/fetchngs", "1.12.0").unwrap();
         assert_eq!(p.repository.as_str(), "nf-core/fetchngs");
-        assert_eq!(r.commit.as_str(), "8ec2d934f9301c818d961b1e4fdf7fc79610bdc5");
+        assert_eq!(
+            r.commit.as_str(),
+            "8ec2d934f9301c818d961b1e4fdf7fc79610bdc5"
+        );
         let tags: Vec<_> = p.releases.iter().map(|r| r.tag.as_str()).collect();
         assert_eq!(tags, ["1.12.0", "1.11.0", "1.10.1", "1.10.0"]);
     }
@@ -397,8 +413,15 @@ mod tests {
     fn an_unknown_release_lists_the_known_ones() {
         let err = catalog().release("demo", "9.9.9").unwrap_err();
         assert_eq!(err.code().as_str(), "release_not_found");
-        assert!(err.recovery().contains("1.0.1, 1.0.0"), "{}", err.recovery());
-        assert_eq!(catalog().release("nope", "1").unwrap_err().code().as_str(), "pipeline_not_found");
+        assert!(
+            err.recovery().contains("1.0.1, 1.0.0"),
+            "{}",
+            err.recovery()
+        );
+        assert_eq!(
+            catalog().release("nope", "1").unwrap_err().code().as_str(),
+            "pipeline_not_found"
+        );
     }
 
     #[test]
@@ -409,14 +432,22 @@ mod tests {
             {"tag_name":"1.9","tag_sha":"abc","published_at":"2024-01-01T00:00:00Z"},
             {"tag_name":"1.0","tag_sha":"0000000000000000000000000000000000000003","published_at":"2023-01-01T00:00:00Z"}]}]}"#;
         let c = NfCoreCatalog::parse(body).unwrap();
-        let tags: Vec<_> = c.pipelines[0].releases.iter().map(|r| r.tag.as_str()).collect();
+        let tags: Vec<_> = c.pipelines[0]
+            .releases
+            .iter()
+            .map(|r| r.tag.as_str())
+            .collect();
         assert_eq!(tags, ["1.0"]);
         assert_eq!(c.pipelines[0].description, "");
     }
 
     #[test]
     fn a_document_of_another_shape_names_nf_core() {
-        for body in [&b"[]"[..], br#"{"remote_workflows":[{"name":"x"}]}"#, br#"{"remote_workflows":[{"name":"x","full_name":"a/b"}]}"#] {
+        for body in [
+            &b"[]"[..],
+            br#"{"remote_workflows":[{"name":"x"}]}"#,
+            br#"{"remote_workflows":[{"name":"x","full_name":"a/b"}]}"#,
+        ] {
             let err = NfCoreCatalog::parse(body).unwrap_err();
             assert_eq!(err.code().as_str(), "provider_response_invalid");
             assert!(err.to_string().contains("nf-core"), "{err}");
@@ -427,7 +458,12 @@ mod tests {
     fn ranking_prefers_names_then_topics_then_descriptions() {
         let c = catalog();
         let names = |q: &str| -> Vec<String> {
-            c.search(q, None, None).unwrap().matches.into_iter().map(|m| m.name).collect()
+            c.search(q, None, None)
+                .unwrap()
+                .matches
+                .into_iter()
+                .map(|m| m.name)
+                .collect()
         };
         assert_eq!(names("rnaseq"), ["rnaseq"]);
         assert_eq!(names("fastq"), ["fetchngs"]);
@@ -435,7 +471,10 @@ mod tests {
         assert_eq!(names(""), ["demo", "fetchngs", "rnaseq"]);
         // `sequencing` is only in rnaseq's description.
         let m = &c.search("sequencing", None, None).unwrap().matches;
-        assert_eq!((m[0].name.as_str(), m[0].score), ("rnaseq", weight::DESCRIPTION));
+        assert_eq!(
+            (m[0].name.as_str(), m[0].score),
+            ("rnaseq", weight::DESCRIPTION)
+        );
     }
 
     #[test]
@@ -445,7 +484,11 @@ mod tests {
             {"name":"zzz","full_name":"nf-core/zzz","description":"rna tool","archived":false,"releases":[]}]}"#;
         let c = NfCoreCatalog::parse(body).unwrap();
         let page = c.search("rna", None, None).unwrap();
-        let names: Vec<_> = page.matches.iter().map(|m| (m.name.as_str(), m.archived)).collect();
+        let names: Vec<_> = page
+            .matches
+            .iter()
+            .map(|m| (m.name.as_str(), m.archived))
+            .collect();
         assert_eq!(names, [("zzz", false), ("aaa", true)]);
     }
 
@@ -464,8 +507,24 @@ mod tests {
         assert_eq!(other_query.code().as_str(), "invalid_cursor");
         let mut changed = c.clone();
         changed.revision = "blake3:other".into();
-        assert_eq!(changed.search("", Some(&cursor), Some(2)).unwrap_err().code().as_str(), "invalid_cursor");
-        assert_eq!(c.search("", Some("garbage!"), None).unwrap_err().code().as_str(), "invalid_cursor");
-        assert_eq!(c.search("", None, Some(0)).unwrap_err().code().as_str(), "invalid_query");
+        assert_eq!(
+            changed
+                .search("", Some(&cursor), Some(2))
+                .unwrap_err()
+                .code()
+                .as_str(),
+            "invalid_cursor"
+        );
+        assert_eq!(
+            c.search("", Some("garbage!"), None)
+                .unwrap_err()
+                .code()
+                .as_str(),
+            "invalid_cursor"
+        );
+        assert_eq!(
+            c.search("", None, Some(0)).unwrap_err().code().as_str(),
+            "invalid_query"
+        );
     }
 }

@@ -253,7 +253,11 @@ impl SourceStore {
 
     /// The verified tree of `commit`, downloading it from `repository` only
     /// when the store does not hold it yet.
-    pub async fn fetch(&self, repository: &Repository, commit: &CommitSha) -> Result<VerifiedSource> {
+    pub async fn fetch(
+        &self,
+        repository: &Repository,
+        commit: &CommitSha,
+    ) -> Result<VerifiedSource> {
         let published = self.commit_dir(commit);
         if fs::symlink_metadata(&published).is_ok() {
             return self.open_blocking(commit.clone(), None).await;
@@ -265,12 +269,21 @@ impl SourceStore {
             .tempdir_in(&partial)
             .map_err(|e| SourceError::io(&partial, e))?;
         let archive_path = work.path().join(ARCHIVE_FILE);
-        self.github.download(repository, commit, &archive_path).await?;
+        self.github
+            .download(repository, commit, &archive_path)
+            .await?;
 
         let work_dir = work.path().to_owned();
-        let (repository, commit_owned, limits) = (repository.clone(), commit.clone(), self.config.limits);
+        let (repository, commit_owned, limits) =
+            (repository.clone(), commit.clone(), self.config.limits);
         let record = tokio::task::spawn_blocking(move || {
-            unpack(&work_dir, &archive_path, &repository, &commit_owned, &limits)
+            unpack(
+                &work_dir,
+                &archive_path,
+                &repository,
+                &commit_owned,
+                &limits,
+            )
         })
         .await
         .expect("extraction does not panic")?;
@@ -298,7 +311,11 @@ impl SourceStore {
     /// digest against the recorded one and, when given, `expected` (the
     /// digest a workflow pinned). Reads every file: call it from blocking
     /// context (or `spawn_blocking`).
-    pub fn open(&self, commit: &CommitSha, expected: Option<&TreeDigest>) -> Result<VerifiedSource> {
+    pub fn open(
+        &self,
+        commit: &CommitSha,
+        expected: Option<&TreeDigest>,
+    ) -> Result<VerifiedSource> {
         let dir = self.commit_dir(commit);
         if !dir.is_dir() {
             return Err(SourceError::SourceNotFound {
@@ -328,7 +345,10 @@ impl SourceStore {
                 return Err(tampered(record.tree_digest.to_string(), why));
             }
             Err(TreeError::Io(path, e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(tampered(record.tree_digest.to_string(), format!("{} is missing", path.display())));
+                return Err(tampered(
+                    record.tree_digest.to_string(),
+                    format!("{} is missing", path.display()),
+                ));
             }
             Err(TreeError::Io(path, e)) => return Err(SourceError::io(path, e)),
         };
@@ -345,7 +365,11 @@ impl SourceStore {
         })
     }
 
-    async fn open_blocking(&self, commit: CommitSha, expected: Option<TreeDigest>) -> Result<VerifiedSource> {
+    async fn open_blocking(
+        &self,
+        commit: CommitSha,
+        expected: Option<TreeDigest>,
+    ) -> Result<VerifiedSource> {
         let store = self.clone();
         tokio::task::spawn_blocking(move || store.open(&commit, expected.as_ref()))
             .await
@@ -376,12 +400,22 @@ impl SourceStore {
         };
         match (fetched, cached) {
             (Ok((catalog, body)), _) => {
-                self.write_cached_catalog(&body, now)?;
-                let info = self.catalog_info(&catalog, now, now, CatalogOrigin::Fetched, None);
+                // Whole seconds, as the cache records it, so a later answer
+                // from the cache shows the same `fetched_at`.
+                let fetched_at = whole_seconds(now);
+                self.write_cached_catalog(&body, fetched_at)?;
+                let info =
+                    self.catalog_info(&catalog, now, fetched_at, CatalogOrigin::Fetched, None);
                 Ok((catalog, info))
             }
             (Err(e), Some((catalog, fetched_at))) => {
-                let info = self.catalog_info(&catalog, now, fetched_at, CatalogOrigin::Offline, Some(e.to_string()));
+                let info = self.catalog_info(
+                    &catalog,
+                    now,
+                    fetched_at,
+                    CatalogOrigin::Offline,
+                    Some(e.to_string()),
+                );
                 Ok((catalog, info))
             }
             (Err(e), None) => Err(e),
@@ -420,15 +454,26 @@ impl SourceStore {
             .await
             .map_err(|e| transport_error(Provider::NfCore, e, within))?;
         let status = response.status();
-        if let Some(limited) = rate_limit(Provider::NfCore, status, response.headers(), self.config.clock.now()) {
+        if let Some(limited) = rate_limit(
+            Provider::NfCore,
+            status,
+            response.headers(),
+            self.config.clock.now(),
+        ) {
             return Err(limited);
         }
         if status != StatusCode::OK {
             let detail = format!("it answered {status}");
             return Err(if status.is_server_error() {
-                SourceError::ProviderUnavailable { provider: Provider::NfCore, detail }
+                SourceError::ProviderUnavailable {
+                    provider: Provider::NfCore,
+                    detail,
+                }
             } else {
-                SourceError::ProviderResponseInvalid { provider: Provider::NfCore, detail }
+                SourceError::ProviderResponseInvalid {
+                    provider: Provider::NfCore,
+                    detail,
+                }
             });
         }
         let cap = self.config.limits.max_catalog_bytes;
@@ -450,29 +495,40 @@ impl SourceStore {
             return None;
         }
         let catalog = NfCoreCatalog::parse(cached.body.as_bytes()).ok()?;
-        Some((catalog, SystemTime::UNIX_EPOCH + Duration::from_secs(cached.fetched_at)))
+        Some((
+            catalog,
+            SystemTime::UNIX_EPOCH + Duration::from_secs(cached.fetched_at),
+        ))
     }
 
-    fn write_cached_catalog(&self, body: &[u8], now: SystemTime) -> Result<()> {
+    fn write_cached_catalog(&self, body: &[u8], fetched_at: SystemTime) -> Result<()> {
         let path = self.config.cache_dir.join(CATALOG_FILE);
         let dir = path.parent().expect("the catalog file has a folder");
         fs::create_dir_all(dir).map_err(|e| SourceError::io(dir, e))?;
         let cached = CachedCatalog {
             format: 1,
             source_url: self.config.nfcore_pipelines_url.clone(),
-            fetched_at: now
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_secs(),
+            fetched_at: epoch_seconds(fetched_at),
             // `parse` succeeded, so the body is JSON and therefore UTF-8.
             body: String::from_utf8_lossy(body).into_owned(),
         };
         let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| SourceError::io(dir, e))?;
         file.write_all(&serde_json::to_vec(&cached).expect("the cache serializes"))
             .map_err(|e| SourceError::io(file.path().to_owned(), e))?;
-        file.persist(&path).map_err(|e| SourceError::io(&path, e.error))?;
+        file.persist(&path)
+            .map_err(|e| SourceError::io(&path, e.error))?;
         Ok(())
     }
+}
+
+fn epoch_seconds(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
+fn whole_seconds(t: SystemTime) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(epoch_seconds(t))
 }
 
 fn age(now: SystemTime, then: SystemTime) -> Duration {
@@ -511,8 +567,11 @@ fn unpack(
         bytes: summary.bytes,
     };
     let path = work.join(RECORD_FILE);
-    fs::write(&path, serde_json::to_vec_pretty(&record).expect("the record serializes"))
-        .map_err(|e| SourceError::io(&path, e))?;
+    fs::write(
+        &path,
+        serde_json::to_vec_pretty(&record).expect("the record serializes"),
+    )
+    .map_err(|e| SourceError::io(&path, e))?;
     Ok(record)
 }
 
@@ -541,7 +600,11 @@ mod tests {
             "https://github.com/nf-core/demo.git",
             "github.com/nf-core/demo",
         ] {
-            assert_eq!(parse_repository(text).unwrap().as_str(), "nf-core/demo", "{text}");
+            assert_eq!(
+                parse_repository(text).unwrap().as_str(),
+                "nf-core/demo",
+                "{text}"
+            );
         }
         assert!(parse_repository("https://github.com/nf-core/demo/tree/dev").is_err());
     }

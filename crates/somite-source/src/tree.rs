@@ -50,7 +50,14 @@ pub(crate) fn digest_tree(root: &Path) -> Result<TreeSummary, TreeError> {
     let mut hasher = blake3::Hasher::new();
     hasher.update(HEADER);
     for (path, kind, payload) in &entries {
-        for part in [kind.as_bytes(), b"\0", path.as_bytes(), b"\0", payload.as_bytes(), b"\n"] {
+        for part in [
+            kind.as_bytes(),
+            b"\0",
+            path.as_bytes(),
+            b"\0",
+            payload.as_bytes(),
+            b"\n",
+        ] {
             hasher.update(part);
         }
     }
@@ -72,9 +79,9 @@ fn walk(
         let entry = entry.map_err(|e| io(dir, e))?;
         let path = entry.path();
         let name = entry.file_name();
-        let name = name
-            .to_str()
-            .ok_or_else(|| TreeError::Unexpected(format!("{}: a name that is not UTF-8", path.display())))?;
+        let name = name.to_str().ok_or_else(|| {
+            TreeError::Unexpected(format!("{}: a name that is not UTF-8", path.display()))
+        })?;
         let relative = if prefix.is_empty() {
             name.to_owned()
         } else {
@@ -93,19 +100,29 @@ fn walk(
             let exec = meta.permissions().mode() & 0o111 != 0;
             summary.0 += 1;
             summary.1 += meta.len();
-            entries.push((relative, if exec { "exec" } else { "file" }, hasher.finalize().to_hex().to_string()));
+            entries.push((
+                relative,
+                if exec { "exec" } else { "file" },
+                hasher.finalize().to_hex().to_string(),
+            ));
         } else if kind.is_symlink() {
             let target = fs::read_link(&path).map_err(|e| io(&path, e))?;
             let target = target
                 .to_str()
-                .ok_or_else(|| TreeError::Unexpected(format!("{relative}: a link target that is not UTF-8")))?
+                .ok_or_else(|| {
+                    TreeError::Unexpected(format!("{relative}: a link target that is not UTF-8"))
+                })?
                 .to_owned();
             if !link_stays_inside(&relative, &target) {
-                return Err(TreeError::Unexpected(format!("{relative}: a link to `{target}` leaves the tree")));
+                return Err(TreeError::Unexpected(format!(
+                    "{relative}: a link to `{target}` leaves the tree"
+                )));
             }
             entries.push((relative, "link", target));
         } else {
-            return Err(TreeError::Unexpected(format!("{relative}: not a file, folder or link")));
+            return Err(TreeError::Unexpected(format!(
+                "{relative}: not a file, folder or link"
+            )));
         }
     }
     Ok(())
