@@ -5,8 +5,8 @@
 //! `GET /repos/{o}/{r}/commits/{ref}` (`{sha, commit: {committer: {date}}}`,
 //! 404 for an unknown repository, 422 for an unknown ref, 403 with
 //! `x-ratelimit-remaining: 0` when the limit is spent); and
-//! `GET /repos/{o}/{r}/tarball/{sha}`, which redirects (302) to a
-//! codeload-like path serving the archive, as GitHub does.
+//! `GET /repos/{o}/{r}/tarball/{sha}`, which redirects (302) to a second
+//! listener (another origin, as codeload.github.com is) serving the archive.
 
 use axum::Router;
 use axum::body::Body;
@@ -50,6 +50,10 @@ pub struct Behaviour {
     pub log: Vec<String>,
     /// The `Authorization` header of each commits request.
     pub authorization: Vec<Option<String>>,
+    /// The `Authorization` header of each archive download (after the redirect).
+    pub archive_authorization: Vec<Option<String>>,
+    /// Where the tarball endpoint redirects to.
+    pub codeload_base: String,
 }
 
 #[derive(Clone)]
@@ -80,16 +84,21 @@ impl StandIn {
         behaviour
             .refs
             .insert(("nf-core/demo".into(), "master".into()), DEMO_1_0_1.into());
+        let codeload_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        behaviour.codeload_base = format!("http://{}", codeload_listener.local_addr().unwrap());
         let state = Arc::new(Mutex::new(behaviour));
-        let app = Router::new()
+        let api = Router::new()
             .route("/pipelines.json", get(catalog))
             .route("/repos/{owner}/{repo}/commits/{*git_ref}", get(commit))
             .route("/repos/{owner}/{repo}/tarball/{sha}", get(tarball))
+            .with_state(state.clone());
+        let codeload_app = Router::new()
             .route("/codeload/{owner}/{repo}/{sha}", get(codeload))
             .with_state(state.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        tokio::spawn(async move { axum::serve(listener, api).await.unwrap() });
+        tokio::spawn(async move { axum::serve(codeload_listener, codeload_app).await.unwrap() });
         StandIn { base, state }
     }
 
@@ -204,14 +213,18 @@ async fn tarball(
     State(state): Shared,
     Path((owner, repo, sha)): Path<(String, String, String)>,
 ) -> Response {
-    state
-        .lock()
-        .unwrap()
-        .log
-        .push(format!("GET /repos/{owner}/{repo}/tarball/{sha}"));
+    let codeload = {
+        let mut b = state.lock().unwrap();
+        b.log
+            .push(format!("GET /repos/{owner}/{repo}/tarball/{sha}"));
+        b.codeload_base.clone()
+    };
     (
         StatusCode::FOUND,
-        [(header::LOCATION, format!("/codeload/{owner}/{repo}/{sha}"))],
+        [(
+            header::LOCATION,
+            format!("{codeload}/codeload/{owner}/{repo}/{sha}"),
+        )],
     )
         .into_response()
 }
@@ -219,13 +232,16 @@ async fn tarball(
 async fn codeload(
     State(state): Shared,
     Path((owner, repo, sha)): Path<(String, String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    let archive = state
-        .lock()
-        .unwrap()
-        .archives
-        .get(&(format!("{owner}/{repo}"), sha))
-        .cloned();
+    let archive = {
+        let mut b = state.lock().unwrap();
+        let auth = headers
+            .get(header::AUTHORIZATION)
+            .map(|v| v.to_str().unwrap().to_owned());
+        b.archive_authorization.push(auth);
+        b.archives.get(&(format!("{owner}/{repo}"), sha)).cloned()
+    };
     match archive {
         Some(bytes) => (
             [(header::CONTENT_TYPE, "application/x-gzip")],

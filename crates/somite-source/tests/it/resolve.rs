@@ -196,6 +196,21 @@ async fn the_token_is_sent_only_when_set() {
 }
 
 #[tokio::test]
+async fn the_token_does_not_follow_the_redirect_to_the_archive_host() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let mut config = standin.config(cache.path());
+    config.github_token = GithubToken::new("ghp_test_token");
+    somite_source::SourceStore::new(config)
+        .unwrap()
+        .resolve_nfcore("demo", "1.0.0")
+        .await
+        .unwrap();
+    assert_eq!(standin.count("GET /repos/nf-core/demo/tarball/"), 1);
+    assert_eq!(standin.with(|b| b.archive_authorization.clone()), [None]);
+}
+
+#[tokio::test]
 async fn a_slow_provider_times_out() {
     let standin = StandIn::start().await;
     standin.with(|b| b.slow = Some(Duration::from_secs(30)));
