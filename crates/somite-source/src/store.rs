@@ -2,6 +2,8 @@
 //! store of pinned source trees, behind the three operations the
 //! specification names (`search_nfcore`, `resolve_nfcore`,
 //! `resolve_github`) and the one every later use needs ([`SourceStore::open`]).
+//! [`SourceStore::import_archive`] stores a tarball that arrived some other
+//! way, with the same checks.
 //!
 //! Layout under the cache folder (`SourceConfig::cache_dir`):
 //!
@@ -258,36 +260,71 @@ impl SourceStore {
         repository: &Repository,
         commit: &CommitSha,
     ) -> Result<VerifiedSource> {
-        let published = self.commit_dir(commit);
-        if fs::symlink_metadata(&published).is_ok() {
+        if self.holds(commit) {
             return self.open_blocking(commit.clone(), None).await;
         }
-        let partial = self.sources_dir().join(PARTIAL_DIR);
-        fs::create_dir_all(&partial).map_err(|e| SourceError::io(&partial, e))?;
-        let work = tempfile::Builder::new()
-            .prefix("fetch-")
-            .tempdir_in(&partial)
-            .map_err(|e| SourceError::io(&partial, e))?;
+        let work = self.work_dir()?;
         let archive_path = work.path().join(ARCHIVE_FILE);
         self.github
             .download(repository, commit, &archive_path)
             .await?;
-
-        let work_dir = work.path().to_owned();
-        let (repository, commit_owned, limits) =
-            (repository.clone(), commit.clone(), self.config.limits);
-        let record = tokio::task::spawn_blocking(move || {
-            unpack(
-                &work_dir,
+        let (store, repository, commit) = (self.clone(), repository.clone(), commit.clone());
+        tokio::task::spawn_blocking(move || {
+            let record = unpack(
+                work.path(),
                 &archive_path,
                 &repository,
-                &commit_owned,
-                &limits,
-            )
+                &commit,
+                &store.config.limits,
+            )?;
+            fs::remove_file(&archive_path).map_err(|e| SourceError::io(&archive_path, e))?;
+            store.publish(work, record)
         })
         .await
-        .expect("extraction does not panic")?;
+        .expect("extraction does not panic")
+    }
 
+    /// Stores a tarball obtained another way (a copy carried to a machine
+    /// without network, an archive a test built) as `repository` at
+    /// `commit`, with every check a download gets. Like [`fetch`](Self::fetch),
+    /// a commit already stored is only verified. Blocking.
+    pub fn import_archive(
+        &self,
+        repository: &Repository,
+        commit: &CommitSha,
+        archive: &Path,
+    ) -> Result<VerifiedSource> {
+        if self.holds(commit) {
+            return self.open(commit, None);
+        }
+        let work = self.work_dir()?;
+        let record = unpack(
+            work.path(),
+            archive,
+            repository,
+            commit,
+            &self.config.limits,
+        )?;
+        self.publish(work, record)
+    }
+
+    fn holds(&self, commit: &CommitSha) -> bool {
+        fs::symlink_metadata(self.commit_dir(commit)).is_ok()
+    }
+
+    /// A fresh folder beside the store, deleted unless published.
+    fn work_dir(&self) -> Result<tempfile::TempDir> {
+        let partial = self.sources_dir().join(PARTIAL_DIR);
+        fs::create_dir_all(&partial).map_err(|e| SourceError::io(&partial, e))?;
+        tempfile::Builder::new()
+            .prefix("fetch-")
+            .tempdir_in(&partial)
+            .map_err(|e| SourceError::io(&partial, e))
+    }
+
+    /// Moves a finished work folder to its commit's place in one rename.
+    fn publish(&self, work: tempfile::TempDir, record: Record) -> Result<VerifiedSource> {
+        let published = self.commit_dir(&record.commit);
         match fs::rename(work.path(), &published) {
             Ok(()) => {
                 // Renamed away: nothing left for the guard to delete.
@@ -302,7 +339,7 @@ impl SourceStore {
             }
             // Another fetch published the same commit first; ours is
             // dropped with the guard and theirs verified.
-            Err(_) if published.is_dir() => self.open_blocking(commit.clone(), None).await,
+            Err(_) if published.is_dir() => self.open(&record.commit, None),
             Err(e) => Err(SourceError::io(&published, e)),
         }
     }
@@ -547,7 +584,6 @@ fn unpack(
     fs::create_dir(&tree).map_err(|e| SourceError::io(&tree, e))?;
     let file = fs::File::open(archive_path).map_err(|e| SourceError::io(archive_path, e))?;
     archive::extract(std::io::BufReader::new(file), &tree, commit, limits)?;
-    fs::remove_file(archive_path).map_err(|e| SourceError::io(archive_path, e))?;
     let main = fs::symlink_metadata(tree.join(MAIN_SCRIPT));
     if !main.is_ok_and(|m| m.is_file()) {
         return Err(SourceError::NotANextflowRepository {

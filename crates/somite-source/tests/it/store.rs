@@ -94,3 +94,26 @@ async fn a_commit_never_fetched_is_not_found() {
     let demo: CommitSha = DEMO_1_0_1.parse().unwrap();
     store.open(&demo, None).unwrap();
 }
+
+#[tokio::test]
+async fn a_local_archive_imports_to_the_same_tree_as_a_download() {
+    let (_cache, _, downloaded) = stored().await;
+    let offline = tempfile::tempdir().unwrap();
+    let store =
+        somite_source::SourceStore::new(somite_source::SourceConfig::new(offline.path())).unwrap();
+    let archive = format!(
+        "{}/tests/data/nf-core-demo-{DEMO_1_0_1}.tar.gz",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let repository = "nf-core/demo".parse().unwrap();
+    let imported = store
+        .import_archive(&repository, &downloaded.commit, archive.as_ref())
+        .unwrap();
+    assert_eq!(imported.tree_digest, downloaded.tree_digest);
+    assert_eq!(
+        (imported.files, imported.bytes),
+        (downloaded.files, downloaded.bytes)
+    );
+    // The archive given is the caller's: it stays.
+    assert!(std::path::Path::new(&archive).is_file());
+}
