@@ -17,8 +17,8 @@
 //! - a path listed twice, a file over a folder, more than
 //!   [`max_archive_entries`](crate::config::Limits::max_archive_entries)
 //!   entries or more than
-//!   [`max_unpacked_bytes`](crate::config::Limits::max_unpacked_bytes) in
-//!   total all stop the extraction;
+//!   [`max_unpacked_bytes`](crate::config::Limits::max_unpacked_bytes) of
+//!   decompressed tar stream (headers included) all stop the extraction;
 //! - files are written `0644`, or `0755` when the archive marks any
 //!   execute bit (Git's only mode distinction); ownership and times are
 //!   not restored.
@@ -32,11 +32,13 @@ use crate::config::Limits;
 use crate::error::{Provider, Result, SourceError};
 use crate::ids::CommitSha;
 use crate::tree::link_stays_inside;
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
 use std::path::Path;
+use std::rc::Rc;
 use tar::EntryType;
 
 /// Extracts the gzip tarball `archive` into `dest`, an existing empty folder.
@@ -46,16 +48,61 @@ pub(crate) fn extract(
     commit: &CommitSha,
     limits: &Limits,
 ) -> Result<()> {
+    let exceeded = Rc::new(Cell::new(false));
+    let capped = Capped {
+        inner: flate2::read::GzDecoder::new(archive),
+        left: limits.max_unpacked_bytes,
+        exceeded: exceeded.clone(),
+    };
+    match extract_tar(capped, dest, commit, limits) {
+        // Whatever error the cut-off stream surfaced as, the cause is size.
+        Err(_) if exceeded.get() => Err(SourceError::ArchiveTooLarge {
+            detail: format!(
+                "it unpacks to more than {} bytes",
+                limits.max_unpacked_bytes
+            ),
+        }),
+        result => result,
+    }
+}
+
+/// The decompressed stream, cut off after `left` bytes. `tar` reads a pax
+/// or long-name header into memory whole, so bounding only the files
+/// written would still let a tiny archive claim gigabytes.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    exceeded: Rc<Cell<bool>>,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            if self.inner.read(&mut [0u8; 1])? == 0 {
+                return Ok(0);
+            }
+            self.exceeded.set(true);
+            return Err(io::Error::other("the archive unpacks past the size cap"));
+        }
+        let max = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..max])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Limits) -> Result<()> {
     let unreadable = |e: io::Error| SourceError::ProviderResponseInvalid {
         provider: Provider::GitHub,
         detail: format!("the archive is not a readable gzip tar: {e}"),
     };
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(archive));
+    let mut archive = tar::Archive::new(archive);
     let mut top: Option<String> = None;
     let mut paths: BTreeSet<String> = BTreeSet::new();
     let mut links: BTreeMap<String, String> = BTreeMap::new();
     let mut entries = 0u64;
-    let mut unpacked = 0u64;
 
     for entry in archive.entries().map_err(unreadable)? {
         let mut entry = entry.map_err(unreadable)?;
@@ -96,14 +143,6 @@ pub(crate) fn extract(
             }
             EntryType::Regular | EntryType::Continuous => {
                 let size = entry.header().size().map_err(unreadable)?;
-                if unpacked + size > limits.max_unpacked_bytes {
-                    return Err(SourceError::ArchiveTooLarge {
-                        detail: format!(
-                            "it unpacks to more than {} bytes",
-                            limits.max_unpacked_bytes
-                        ),
-                    });
-                }
                 let exec = entry.header().mode().map_err(unreadable)? & 0o111 != 0;
                 if let Some(parent) = target.parent() {
                     fs::create_dir_all(parent).map_err(|e| write_error(&relative, parent, e))?;
@@ -114,9 +153,8 @@ pub(crate) fn extract(
                     .mode(if exec { 0o755 } else { 0o644 })
                     .open(&target)
                     .map_err(|e| write_error(&relative, &target, e))?;
-                let written = io::copy(&mut (&mut entry).take(size), &mut file)
+                io::copy(&mut (&mut entry).take(size), &mut file)
                     .map_err(|e| write_error(&relative, &target, e))?;
-                unpacked += written;
                 // The mode given at creation is masked by the umask.
                 fs::set_permissions(
                     &target,

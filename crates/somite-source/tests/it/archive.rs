@@ -168,3 +168,40 @@ async fn in_tree_relative_links_and_exec_bits_are_kept() {
     assert_eq!(mode & 0o777, 0o644);
     assert_eq!(pinned.source.files, 3);
 }
+
+#[tokio::test]
+async fn an_archive_that_expands_past_the_cap_is_refused() {
+    let zeros = vec![0u8; 2 * 1024 * 1024];
+    let big_file = format!("{TOP}/big.bin");
+    let cases = [
+        vec![Entry::File(&big_file, &zeros)],
+        // `tar` reads a pax header into memory whole: bounded too.
+        vec![Entry::Pax(&zeros), Entry::File(&big_file, b"x")],
+    ];
+    for (i, extra) in cases.iter().enumerate() {
+        let standin = StandIn::start().await;
+        let main = format!("{TOP}/main.nf");
+        let mut all = vec![
+            Entry::Dir("evil-pipeline-3333333/"),
+            Entry::File(&main, b"workflow {}\n"),
+        ];
+        all.extend_from_slice(extra);
+        let archive = tarball_of(&all);
+        assert!(archive.len() < 64 * 1024, "a small archive");
+        standin.serve_archive("evil/pipeline", SHA, archive);
+        let root = tempfile::tempdir().unwrap();
+        let mut config = standin.config(&root.path().join("cache"));
+        config.limits.max_unpacked_bytes = 1024 * 1024;
+        let err = somite_source::SourceStore::new(config)
+            .unwrap()
+            .resolve_github("evil/pipeline", SHA)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.code(),
+            SourceErrorCode::ArchiveTooLarge,
+            "case {i}: {err}"
+        );
+        assert_eq!(listing(root.path()), nothing_kept(), "case {i}");
+    }
+}

@@ -262,6 +262,8 @@ pub enum Entry<'a> {
     Symlink(&'a str, &'a str),
     Hardlink(&'a str, &'a str),
     Fifo(&'a str),
+    /// A pax extended header (for the next entry) with this content.
+    Pax(&'a [u8]),
 }
 
 /// A gzip tarball of `entries`, in order.
@@ -270,7 +272,7 @@ pub fn tarball_of(entries: &[Entry<'_>]) -> Vec<u8> {
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     let mut builder = tar::Builder::new(gz);
     for entry in entries {
-        let mut header = Header::new_old();
+        let mut header = Header::new_ustar();
         let (path, kind, data, link, mode): (&str, EntryType, &[u8], Option<&str>, u32) =
             match entry {
                 Entry::Dir(p) => (p, EntryType::Directory, b"", None, 0o755),
@@ -279,6 +281,7 @@ pub fn tarball_of(entries: &[Entry<'_>]) -> Vec<u8> {
                 Entry::Symlink(p, t) => (p, EntryType::Symlink, b"", Some(t), 0o777),
                 Entry::Hardlink(p, t) => (p, EntryType::Link, b"", Some(t), 0o644),
                 Entry::Fifo(p) => (p, EntryType::Fifo, b"", None, 0o644),
+                Entry::Pax(d) => ("PaxHeader", EntryType::XHeader, d, None, 0o644),
             };
         let old = header.as_old_mut();
         old.name[..path.len()].copy_from_slice(path.as_bytes());
