@@ -28,7 +28,7 @@ pub const GITHUB_API_VERSION: &str = "2022-11-28";
 
 /// A ref resolved to the commit it names now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResolvedCommit {
+pub(crate) struct ResolvedCommit {
     pub commit: CommitSha,
     /// The committer date, RFC 3339, when GitHub said.
     pub committed_at: Option<String>,

@@ -71,4 +71,3 @@ pub use store::{
     CatalogInfo, CatalogOrigin, MAIN_SCRIPT, NfCoreSearchPage, PinnedSource, SourceOrigin,
     SourceStore, VerifiedSource,
 };
-pub use tree::TreeSummary;

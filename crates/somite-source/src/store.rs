@@ -89,7 +89,7 @@ pub struct NfCoreSearchPage {
     pub catalog: CatalogInfo,
     pub total_matches: usize,
     pub matches: Vec<NfCoreMatch>,
-    /// Pass back to get the next page; absent on the last.
+    /// Pass back to get the next page; `null` on the last.
     pub next_cursor: Option<String>,
 }
 
@@ -100,7 +100,7 @@ pub struct VerifiedSource {
     pub tree_digest: TreeDigest,
     /// Regular files in the tree.
     pub files: u64,
-    /// Their total size.
+    /// The total size of those files, in bytes.
     pub bytes: u64,
     /// Machine-local, so never part of a wire answer; see [`VerifiedSource::path`].
     #[serde(skip)]

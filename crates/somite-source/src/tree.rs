@@ -26,7 +26,7 @@ const HEADER: &[u8] = b"somite-source-tree/1\n";
 
 /// What a walk found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeSummary {
+pub(crate) struct TreeSummary {
     pub digest: TreeDigest,
     /// Regular files (executable or not).
     pub files: u64,

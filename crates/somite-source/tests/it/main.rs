@@ -5,4 +5,5 @@ mod archive;
 mod catalog;
 mod common;
 mod resolve;
+mod schemas;
 mod store;
