@@ -14,6 +14,9 @@
 //! sources/.partial/fetch-*/     a fetch in progress (same file system)
 //! ```
 //!
+//! A work folder left by a crashed process is removed by a later fetch once
+//! it is six hours old, far beyond any live fetch.
+//!
 //! A tree is keyed by its commit alone: a Git commit id names exactly one
 //! tree, so a fork or a mirror that serves the same commit shares the
 //! folder. A fetch downloads and extracts into a temporary folder beside
@@ -312,10 +315,12 @@ impl SourceStore {
         fs::symlink_metadata(self.commit_dir(commit)).is_ok()
     }
 
-    /// A fresh folder beside the store, deleted unless published.
+    /// A fresh folder beside the store, deleted unless published. Work
+    /// folders a crashed process left behind are swept first.
     fn work_dir(&self) -> Result<tempfile::TempDir> {
         let partial = self.sources_dir().join(PARTIAL_DIR);
         fs::create_dir_all(&partial).map_err(|e| SourceError::io(&partial, e))?;
+        sweep_abandoned(&partial);
         tempfile::Builder::new()
             .prefix("fetch-")
             .tempdir_in(&partial)
@@ -555,6 +560,29 @@ impl SourceStore {
         file.persist(&path)
             .map_err(|e| SourceError::io(&path, e.error))?;
         Ok(())
+    }
+}
+
+/// How old a work folder must be before it is taken as abandoned: far
+/// longer than a download may take ([`crate::config::limits::DOWNLOAD_TIMEOUT`])
+/// plus its extraction, so a live fetch of another process is never swept.
+const ABANDONED_AFTER: Duration = Duration::from_secs(6 * 60 * 60);
+
+/// Removes work folders older than [`ABANDONED_AFTER`] (file-system time,
+/// as the folders' own times are). Best effort: a folder that cannot be
+/// removed now is tried again by the next fetch.
+fn sweep_abandoned(partial: &Path) {
+    let Ok(entries) = fs::read_dir(partial) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > ABANDONED_AFTER));
+        if old {
+            let _ = fs::remove_dir_all(entry.path());
+        }
     }
 }
 

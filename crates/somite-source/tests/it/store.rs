@@ -117,3 +117,30 @@ async fn a_local_archive_imports_to_the_same_tree_as_a_download() {
     // The archive given is the caller's: it stays.
     assert!(std::path::Path::new(&archive).is_file());
 }
+
+#[tokio::test]
+async fn work_folders_a_crash_left_behind_are_swept() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let partial = cache.path().join("somite/sources/.partial");
+    let (abandoned, recent) = (partial.join("fetch-crashed"), partial.join("fetch-live"));
+    for dir in [&abandoned, &recent] {
+        fs::create_dir_all(dir.join("tree")).unwrap();
+    }
+    let yesterday = std::time::SystemTime::now() - std::time::Duration::from_secs(24 * 3600);
+    fs::File::open(&abandoned)
+        .unwrap()
+        .set_modified(yesterday)
+        .unwrap();
+
+    standin
+        .store(cache.path())
+        .resolve_nfcore("demo", "1.0.0")
+        .await
+        .unwrap();
+    assert!(!abandoned.exists());
+    assert!(
+        recent.is_dir(),
+        "a folder another process may still be using stays"
+    );
+}
