@@ -389,6 +389,7 @@ fn score(indexed: &BTreeMap<String, u32>, terms: &[String]) -> (u32, Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::SourceErrorCode;
 
     const FIXTURE: &[u8] = include_bytes!("../tests/data/pipelines.json");
 
@@ -412,15 +413,15 @@ mod tests {
     #[test]
     fn an_unknown_release_lists_the_known_ones() {
         let err = catalog().release("demo", "9.9.9").unwrap_err();
-        assert_eq!(err.code().as_str(), "release_not_found");
+        assert_eq!(err.code(), SourceErrorCode::ReleaseNotFound);
         assert!(
             err.recovery().contains("1.0.1, 1.0.0"),
             "{}",
             err.recovery()
         );
         assert_eq!(
-            catalog().release("nope", "1").unwrap_err().code().as_str(),
-            "pipeline_not_found"
+            catalog().release("nope", "1").unwrap_err().code(),
+            SourceErrorCode::PipelineNotFound
         );
     }
 
@@ -449,7 +450,7 @@ mod tests {
             br#"{"remote_workflows":[{"name":"x","full_name":"a/b"}]}"#,
         ] {
             let err = NfCoreCatalog::parse(body).unwrap_err();
-            assert_eq!(err.code().as_str(), "provider_response_invalid");
+            assert_eq!(err.code(), SourceErrorCode::ProviderResponseInvalid);
             assert!(err.to_string().contains("nf-core"), "{err}");
         }
     }
@@ -504,27 +505,23 @@ mod tests {
         assert!(second.next_cursor.is_none());
 
         let other_query = c.search("demo", Some(&cursor), None).unwrap_err();
-        assert_eq!(other_query.code().as_str(), "invalid_cursor");
+        assert_eq!(other_query.code(), SourceErrorCode::InvalidCursor);
         let mut changed = c.clone();
         changed.revision = "blake3:other".into();
         assert_eq!(
             changed
                 .search("", Some(&cursor), Some(2))
                 .unwrap_err()
-                .code()
-                .as_str(),
-            "invalid_cursor"
+                .code(),
+            SourceErrorCode::InvalidCursor
         );
         assert_eq!(
-            c.search("", Some("garbage!"), None)
-                .unwrap_err()
-                .code()
-                .as_str(),
-            "invalid_cursor"
+            c.search("", Some("garbage!"), None).unwrap_err().code(),
+            SourceErrorCode::InvalidCursor
         );
         assert_eq!(
-            c.search("", None, Some(0)).unwrap_err().code().as_str(),
-            "invalid_query"
+            c.search("", None, Some(0)).unwrap_err().code(),
+            SourceErrorCode::InvalidQuery
         );
     }
 }

@@ -14,7 +14,8 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use somite_source::{Clock, SourceConfig, SourceStore};
+use somite_source::github::GITHUB_JSON;
+use somite_source::{Clock, RATE_LIMIT_REMAINING, RATE_LIMIT_RESET, SourceConfig, SourceStore};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -183,12 +184,16 @@ async fn commit(
     if let Some(delay) = slow {
         tokio::time::sleep(delay).await;
     }
+    // GitHub documents this media type for its REST API.
+    if headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) != Some(GITHUB_JSON) {
+        return StatusCode::NOT_ACCEPTABLE.into_response();
+    }
     if limited {
         return (
             StatusCode::FORBIDDEN,
             [
-                ("x-ratelimit-remaining", "0".to_owned()),
-                ("x-ratelimit-reset", RESET_EPOCH.to_string()),
+                (RATE_LIMIT_REMAINING, "0".to_owned()),
+                (RATE_LIMIT_RESET, RESET_EPOCH.to_string()),
             ],
             r#"{"message":"API rate limit exceeded"}"#,
         )
