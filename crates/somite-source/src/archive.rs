@@ -9,7 +9,7 @@
 //!   links, devices, FIFOs and sparse files are refused: `git archive` never
 //!   writes them, so one can only come from a hostile or foreign archive;
 //! - a symbolic link is accepted when it is relative and resolves inside
-//!   the tree ([`crate::tree::link_stays_inside`]). Git repositories do hold
+//!   the tree (`tree::link_stays_inside`). Git repositories do hold
 //!   such links (a `README.md` pointing into `docs/`), and refusing them
 //!   would refuse real pipelines; links are created only after every file,
 //!   and no entry may lie beneath a link, so nothing is ever written through
