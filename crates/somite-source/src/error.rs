@@ -1,0 +1,346 @@
+//! Why a source could not be searched, resolved, fetched or opened, with a
+//! stable code.
+//!
+//! Every [`SourceError`] has a [`SourceErrorCode`] (its snake_case wire
+//! name), a message (`Display`), a [`recovery`](SourceError::recovery) a
+//! person or an agent can act on and, where a client needs more than words,
+//! structured [`details`](SourceError::details) (the rate limit's reset time,
+//! the provider that answered badly, the releases that do exist). That is
+//! the whole `{code, message, recovery, details}` envelope, so the HTTP
+//! routes, MCP tools and CLI that wire this crate in need no mapping of
+//! their own beyond carrying it over.
+//!
+//! The codes are declared here because no shared crate owns them yet; they
+//! belong with the workspace's other error codes once one does.
+
+use crate::ids::{CommitSha, Repository};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::fmt;
+use std::path::PathBuf;
+
+/// Which outside service answered (or did not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Provider {
+    /// The nf-core pipeline catalog (`pipelines.json` on nf-co.re).
+    #[serde(rename = "nf-core")]
+    NfCore,
+    /// The GitHub REST API and its tarball downloads.
+    #[serde(rename = "github")]
+    GitHub,
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Provider::NfCore => "the nf-core catalog",
+            Provider::GitHub => "GitHub",
+        })
+    }
+}
+
+/// Stable machine-readable failure codes; the wire form is the snake_case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceErrorCode {
+    InvalidRequest,
+    InvalidQuery,
+    InvalidCursor,
+    PipelineNotFound,
+    ReleaseNotFound,
+    RepositoryNotFound,
+    RefNotFound,
+    RateLimited,
+    ProviderUnavailable,
+    ProviderResponseInvalid,
+    ArchiveTooLarge,
+    UnsafeArchive,
+    NotANextflowRepository,
+    SourceTampered,
+    SourceNotFound,
+    #[serde(rename = "io_error")]
+    Io,
+}
+
+impl SourceErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceErrorCode::InvalidRequest => "invalid_request",
+            SourceErrorCode::InvalidQuery => "invalid_query",
+            SourceErrorCode::InvalidCursor => "invalid_cursor",
+            SourceErrorCode::PipelineNotFound => "pipeline_not_found",
+            SourceErrorCode::ReleaseNotFound => "release_not_found",
+            SourceErrorCode::RepositoryNotFound => "repository_not_found",
+            SourceErrorCode::RefNotFound => "ref_not_found",
+            SourceErrorCode::RateLimited => "rate_limited",
+            SourceErrorCode::ProviderUnavailable => "provider_unavailable",
+            SourceErrorCode::ProviderResponseInvalid => "provider_response_invalid",
+            SourceErrorCode::ArchiveTooLarge => "archive_too_large",
+            SourceErrorCode::UnsafeArchive => "unsafe_archive",
+            SourceErrorCode::NotANextflowRepository => "not_a_nextflow_repository",
+            SourceErrorCode::SourceTampered => "source_tampered",
+            SourceErrorCode::SourceNotFound => "source_not_found",
+            SourceErrorCode::Io => "io_error",
+        }
+    }
+}
+
+impl fmt::Display for SourceErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// A repository, ref, commit or digest that does not parse.
+    #[error("{detail}")]
+    InvalidRequest { detail: String },
+
+    /// A search query or limit out of bounds.
+    #[error("{detail}")]
+    InvalidQuery { detail: String },
+
+    /// A cursor from another query, another catalog or no search at all.
+    #[error("the cursor is not valid here: {detail}")]
+    InvalidCursor { detail: String },
+
+    /// The nf-core catalog has no pipeline of this name.
+    #[error("nf-core has no pipeline `{pipeline}`")]
+    PipelineNotFound { pipeline: String },
+
+    /// The pipeline exists but not this published release.
+    #[error("nf-core/{pipeline} has no published release `{release}`")]
+    ReleaseNotFound {
+        pipeline: String,
+        release: String,
+        known: Vec<String>,
+    },
+
+    /// GitHub does not know the repository (or it is private).
+    #[error("GitHub has no public repository `{repository}`")]
+    RepositoryNotFound { repository: Repository },
+
+    /// The repository exists but the branch, tag or commit does not.
+    #[error("`{repository}` has no branch, tag or commit `{git_ref}`")]
+    RefNotFound {
+        repository: Repository,
+        git_ref: String,
+    },
+
+    /// The provider's rate limit is spent until `reset_at` (RFC 3339), when
+    /// it said.
+    #[error("{provider} refused: its rate limit is spent{}", .reset_at.as_deref().map(|t| format!(" until {t}")).unwrap_or_default())]
+    RateLimited {
+        provider: Provider,
+        reset_at: Option<String>,
+    },
+
+    /// No answer, a timeout, or a server error.
+    #[error("{provider} is unavailable: {detail}")]
+    ProviderUnavailable { provider: Provider, detail: String },
+
+    /// An answer that does not have the documented shape.
+    #[error("{provider} answered with something unexpected: {detail}")]
+    ProviderResponseInvalid { provider: Provider, detail: String },
+
+    /// The archive is larger than Somite accepts (bytes or entries).
+    #[error("the source archive is too large: {detail}")]
+    ArchiveTooLarge { detail: String },
+
+    /// The archive tries to write outside its folder, link out of it, create
+    /// a device, or is otherwise not a plain source tree. Nothing was kept.
+    #[error("the source archive is unsafe: {reason}")]
+    UnsafeArchive { reason: String },
+
+    /// The tree has no `main.nf` at its root.
+    #[error(
+        "`{repository}` at {commit} has no main.nf at its root, so it is not a Nextflow pipeline"
+    )]
+    NotANextflowRepository {
+        repository: Repository,
+        commit: CommitSha,
+    },
+
+    /// The stored tree no longer has the digest it was pinned with.
+    #[error(
+        "the stored source of {commit} has changed since it was fetched (tree digest {actual}, expected {expected})"
+    )]
+    SourceTampered {
+        commit: CommitSha,
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+
+    /// The store has no tree for this commit.
+    #[error("no stored source for commit {commit}")]
+    SourceNotFound { commit: CommitSha },
+
+    /// Neither `XDG_CACHE_HOME` nor `HOME` names a cache folder.
+    #[error("no user cache folder: set XDG_CACHE_HOME or HOME")]
+    NoCacheDir,
+
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SourceError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> SourceError {
+        SourceError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn unsafe_archive(reason: impl Into<String>) -> SourceError {
+        SourceError::UnsafeArchive {
+            reason: reason.into(),
+        }
+    }
+
+    /// The stable code this error is reported with.
+    pub fn code(&self) -> SourceErrorCode {
+        match self {
+            SourceError::InvalidRequest { .. } => SourceErrorCode::InvalidRequest,
+            SourceError::InvalidQuery { .. } => SourceErrorCode::InvalidQuery,
+            SourceError::InvalidCursor { .. } => SourceErrorCode::InvalidCursor,
+            SourceError::PipelineNotFound { .. } => SourceErrorCode::PipelineNotFound,
+            SourceError::ReleaseNotFound { .. } => SourceErrorCode::ReleaseNotFound,
+            SourceError::RepositoryNotFound { .. } => SourceErrorCode::RepositoryNotFound,
+            SourceError::RefNotFound { .. } => SourceErrorCode::RefNotFound,
+            SourceError::RateLimited { .. } => SourceErrorCode::RateLimited,
+            SourceError::ProviderUnavailable { .. } => SourceErrorCode::ProviderUnavailable,
+            SourceError::ProviderResponseInvalid { .. } => SourceErrorCode::ProviderResponseInvalid,
+            SourceError::ArchiveTooLarge { .. } => SourceErrorCode::ArchiveTooLarge,
+            SourceError::UnsafeArchive { .. } => SourceErrorCode::UnsafeArchive,
+            SourceError::NotANextflowRepository { .. } => SourceErrorCode::NotANextflowRepository,
+            SourceError::SourceTampered { .. } => SourceErrorCode::SourceTampered,
+            SourceError::SourceNotFound { .. } => SourceErrorCode::SourceNotFound,
+            SourceError::NoCacheDir | SourceError::Io { .. } => SourceErrorCode::Io,
+        }
+    }
+
+    /// What to do next.
+    pub fn recovery(&self) -> String {
+        match self {
+            SourceError::InvalidRequest { .. } => {
+                "name a repository as OWNER/NAME and a ref as a branch, tag or 40-hex commit".into()
+            }
+            SourceError::InvalidQuery { .. } => {
+                "search with a few words such as `rnaseq` or `fastq download`, and a limit within bounds".into()
+            }
+            SourceError::InvalidCursor { .. } => {
+                "repeat the search without a cursor; a cursor is valid only for the query and catalog revision that produced it".into()
+            }
+            SourceError::PipelineNotFound { .. } => {
+                "search the nf-core catalog and use a pipeline name it lists".into()
+            }
+            SourceError::ReleaseNotFound { known, .. } if known.is_empty() => {
+                "this pipeline has no published release; resolve its GitHub repository at a commit instead".into()
+            }
+            SourceError::ReleaseNotFound { known, .. } => {
+                format!("choose one of the published releases: {}", known.join(", "))
+            }
+            SourceError::RepositoryNotFound { .. } => {
+                "check the OWNER/NAME spelling; only public repositories can be resolved".into()
+            }
+            SourceError::RefNotFound { .. } => {
+                "check the branch or tag name, or pass the full 40-hex commit id".into()
+            }
+            SourceError::RateLimited { .. } => {
+                "wait until the reset time, or set GITHUB_TOKEN for a higher limit".into()
+            }
+            SourceError::ProviderUnavailable { .. } => {
+                "check the network connection and try again".into()
+            }
+            SourceError::ProviderResponseInvalid { .. } => {
+                "try again later; if it persists, check SOMITE_NFCORE_PIPELINES_URL and SOMITE_GITHUB_API_URL point at the real services".into()
+            }
+            SourceError::ArchiveTooLarge { .. } => {
+                "this repository is too large to use as a source workflow; choose a smaller one".into()
+            }
+            SourceError::UnsafeArchive { .. } => {
+                "do not use this source; nothing from the archive was kept".into()
+            }
+            SourceError::NotANextflowRepository { .. } => {
+                "choose a repository (or ref) whose root has main.nf".into()
+            }
+            SourceError::SourceTampered { path, .. } => format!(
+                "remove {} and resolve the source again to fetch a clean copy",
+                path.display()
+            ),
+            SourceError::SourceNotFound { .. } => {
+                "resolve the source again to fetch it into the store".into()
+            }
+            SourceError::NoCacheDir => "set XDG_CACHE_HOME or HOME to a writable folder".into(),
+            SourceError::Io { path, .. } => format!(
+                "check that {} is on a writable disk with free space",
+                path.display()
+            ),
+        }
+    }
+
+    /// Structured facts beyond the message, for clients that branch on them.
+    pub fn details(&self) -> Option<Value> {
+        match self {
+            SourceError::RateLimited { provider, reset_at } => {
+                Some(json!({ "provider": provider, "reset_at": reset_at }))
+            }
+            SourceError::ProviderUnavailable { provider, .. }
+            | SourceError::ProviderResponseInvalid { provider, .. } => {
+                Some(json!({ "provider": provider }))
+            }
+            SourceError::ReleaseNotFound { known, .. } => Some(json!({ "known_releases": known })),
+            SourceError::SourceTampered {
+                expected, actual, ..
+            } => Some(json!({ "expected_tree_digest": expected, "actual_tree_digest": actual })),
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T, E = SourceError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_as_str() {
+        let codes = [
+            SourceErrorCode::RateLimited,
+            SourceErrorCode::ProviderResponseInvalid,
+            SourceErrorCode::UnsafeArchive,
+            SourceErrorCode::NotANextflowRepository,
+            SourceErrorCode::SourceTampered,
+            SourceErrorCode::Io,
+        ];
+        for code in codes {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                Value::String(code.as_str().into())
+            );
+        }
+    }
+
+    #[test]
+    fn rate_limits_carry_the_reset_time_and_provider() {
+        let e = SourceError::RateLimited {
+            provider: Provider::GitHub,
+            reset_at: Some("2026-12-03T22:00:00Z".into()),
+        };
+        assert_eq!(e.code().as_str(), "rate_limited");
+        assert_eq!(
+            e.details().unwrap(),
+            json!({"provider": "github", "reset_at": "2026-12-03T22:00:00Z"})
+        );
+        assert!(e.to_string().contains("until 2026-12-03T22:00:00Z"));
+        assert!(e.recovery().contains("GITHUB_TOKEN"));
+    }
+}

@@ -1,0 +1,207 @@
+//! Hostile archives, generated here: each is refused with `unsafe_archive`
+//! and leaves nothing behind, neither in the store nor outside it.
+
+use crate::common::{Entry, StandIn, listing, tarball_of};
+use somite_source::SourceErrorCode;
+
+const SHA: &str = "3333333333333333333333333333333333333333";
+const TOP: &str = "evil-pipeline-3333333";
+
+/// Serves `entries` (after a top folder and a `main.nf`) and resolves it;
+/// returns the error code and what the temporary root holds afterwards.
+async fn resolve_hostile(
+    entries: &[Entry<'_>],
+    root: &std::path::Path,
+) -> (SourceErrorCode, Vec<String>) {
+    let standin = StandIn::start().await;
+    let main = format!("{TOP}/main.nf");
+    let mut all = vec![
+        Entry::Dir("evil-pipeline-3333333/"),
+        Entry::File(&main, b"workflow {}\n"),
+    ];
+    all.extend_from_slice(entries);
+    standin.serve_archive("evil/pipeline", SHA, tarball_of(&all));
+    let err = standin
+        .store(&root.join("cache"))
+        .resolve_github("evil/pipeline", SHA)
+        .await
+        .unwrap_err();
+    (err.code(), listing(root))
+}
+
+/// What the temporary root holds when nothing was kept: the empty store.
+fn nothing_kept() -> Vec<String> {
+    [
+        "cache",
+        "cache/somite",
+        "cache/somite/sources",
+        "cache/somite/sources/.partial",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[tokio::test]
+async fn a_path_climbing_out_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let path = format!("{TOP}/../../../../../escaped.txt");
+    let (code, left) = resolve_hostile(&[Entry::File(&path, b"x")], root.path()).await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+}
+
+#[tokio::test]
+async fn an_absolute_path_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let outside = root.path().join("escaped.txt");
+    let (code, left) =
+        resolve_hostile(&[Entry::File(outside.to_str().unwrap(), b"x")], root.path()).await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+}
+
+#[tokio::test]
+async fn a_symlink_out_of_the_tree_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let outside = root.path().to_str().unwrap().to_owned();
+    for target in [outside.as_str(), "../../../../../..", "sub/../../.."] {
+        let link = format!("{TOP}/data");
+        let through = format!("{TOP}/data/escaped.txt");
+        let (code, left) = resolve_hostile(
+            &[Entry::Symlink(&link, target), Entry::File(&through, b"x")],
+            root.path(),
+        )
+        .await;
+        assert_eq!(code, SourceErrorCode::UnsafeArchive, "{target}");
+        assert_eq!(left, nothing_kept(), "{target}");
+    }
+}
+
+#[tokio::test]
+async fn nothing_is_written_through_an_in_tree_link() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = format!("{TOP}/docs/");
+    let link = format!("{TOP}/alias");
+    let through = format!("{TOP}/alias/escaped.txt");
+    let (code, left) = resolve_hostile(
+        &[
+            Entry::Dir(&dir),
+            Entry::Symlink(&link, "docs"),
+            Entry::File(&through, b"x"),
+        ],
+        root.path(),
+    )
+    .await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+}
+
+#[tokio::test]
+async fn hard_links_and_fifos_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let hard = format!("{TOP}/passwd");
+    let (code, left) = resolve_hostile(&[Entry::Hardlink(&hard, "/etc/passwd")], root.path()).await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+
+    let fifo = format!("{TOP}/pipe");
+    let (code, left) = resolve_hostile(&[Entry::Fifo(&fifo)], root.path()).await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+}
+
+#[tokio::test]
+async fn a_second_top_folder_or_a_repeated_path_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let (code, left) =
+        resolve_hostile(&[Entry::File("other-top/main.nf", b"x")], root.path()).await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+
+    let again = format!("{TOP}/main.nf");
+    let (code, left) = resolve_hostile(
+        &[Entry::File(&again, b"workflow { evil() }\n")],
+        root.path(),
+    )
+    .await;
+    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(left, nothing_kept());
+}
+
+#[tokio::test]
+async fn in_tree_relative_links_and_exec_bits_are_kept() {
+    let standin = StandIn::start().await;
+    let sha = "4444444444444444444444444444444444444444";
+    standin.serve_archive(
+        "lab/pipeline",
+        sha,
+        tarball_of(&[
+            Entry::Dir("lab-pipeline-4444444/"),
+            Entry::File("lab-pipeline-4444444/main.nf", b"workflow {}\n"),
+            Entry::Dir("lab-pipeline-4444444/docs/"),
+            Entry::File("lab-pipeline-4444444/docs/README.md", b"# lab\n"),
+            Entry::Symlink("lab-pipeline-4444444/README.md", "docs/README.md"),
+            Entry::Exec("lab-pipeline-4444444/bin/tool.py", b"print(1)\n"),
+        ]),
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let pinned = standin
+        .store(cache.path())
+        .resolve_github("lab/pipeline", sha)
+        .await
+        .unwrap();
+    let tree = pinned.source.path();
+    assert_eq!(
+        std::fs::read_link(tree.join("README.md")).unwrap().to_str(),
+        Some("docs/README.md")
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(tree.join("bin/tool.py"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o755);
+    let mode = std::fs::metadata(tree.join("main.nf"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+    assert_eq!(pinned.source.files, 3);
+}
+
+#[tokio::test]
+async fn an_archive_that_expands_past_the_cap_is_refused() {
+    let zeros = vec![0u8; 2 * 1024 * 1024];
+    let big_file = format!("{TOP}/big.bin");
+    let cases = [
+        vec![Entry::File(&big_file, &zeros)],
+        // `tar` reads a pax header into memory whole: bounded too.
+        vec![Entry::Pax(&zeros), Entry::File(&big_file, b"x")],
+    ];
+    for (i, extra) in cases.iter().enumerate() {
+        let standin = StandIn::start().await;
+        let main = format!("{TOP}/main.nf");
+        let mut all = vec![
+            Entry::Dir("evil-pipeline-3333333/"),
+            Entry::File(&main, b"workflow {}\n"),
+        ];
+        all.extend_from_slice(extra);
+        let archive = tarball_of(&all);
+        assert!(archive.len() < 64 * 1024, "a small archive");
+        standin.serve_archive("evil/pipeline", SHA, archive);
+        let root = tempfile::tempdir().unwrap();
+        let mut config = standin.config(&root.path().join("cache"));
+        config.limits.max_unpacked_bytes = 1024 * 1024;
+        let err = somite_source::SourceStore::new(config)
+            .unwrap()
+            .resolve_github("evil/pipeline", SHA)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.code(),
+            SourceErrorCode::ArchiveTooLarge,
+            "case {i}: {err}"
+        );
+        assert_eq!(listing(root.path()), nothing_kept(), "case {i}");
+    }
+}
