@@ -155,8 +155,10 @@ pub struct Readiness {
     pub required_count: u64,
     pub counts: Map<String, Value>,
     pub next_requirement: Option<String>,
-    /// Ordered requirements, each with resolutions, recipes and whether it
-    /// may be escalated to the user.
+    /// Ordered requirements, each with resolutions, recipes, whether it may
+    /// be escalated to the user, and its evidence: the contract field it was
+    /// derived from with the file and line declaring it, the node and port or
+    /// parameter, and a file's recorded digest versus the one found.
     pub items: Vec<Map<String, Value>>,
     /// Per-node support, badges and input controls.
     pub nodes: Vec<Map<String, Value>>,

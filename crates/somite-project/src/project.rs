@@ -44,7 +44,7 @@ use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
 use serde::{Deserialize, Serialize};
-use somite_workflow::assessment::{Assessment, assess};
+use somite_workflow::assessment::{Assessment, FileEvidence, assess};
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
@@ -126,6 +126,9 @@ struct Autosave {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecoveryNeeded {
     pub reason: String,
+    /// The graph file, the digest (and location) its sidecar recorded and
+    /// the digest found: the assessment's input-origin item shows them.
+    pub file: FileEvidence,
 }
 
 #[derive(Debug)]
@@ -310,10 +313,11 @@ impl Project {
         assessment
     }
 
-    /// The assessment of the graph alone, without facts about this machine.
+    /// The assessment of the graph alone, without facts about this machine,
+    /// led by the input-origin item while the graph is not bound.
     pub fn assess_graph(&self) -> Assessment {
         let root = self.layout.root().to_path_buf();
-        assess(&self.document, &self.catalog, &move |path: &str| {
+        let mut assessment = assess(&self.document, &self.catalog, &move |path: &str| {
             let p = Path::new(path);
             let p = if p.is_absolute() {
                 p.to_path_buf()
@@ -321,7 +325,11 @@ impl Project {
                 root.join(p)
             };
             p.exists()
-        })
+        });
+        if let Some(recovery) = &self.recovery {
+            assessment.add_input_origin_item(&recovery.reason, recovery.file.clone());
+        }
+        assessment
     }
 
     /// Applies one transaction with compare-and-swap and idempotent replay.
@@ -574,12 +582,25 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
         Err(DurableError::NotFound { .. }) => None,
         Err(e) => return Err(durable_error(e)),
     };
-    let unbound = |reason: &str, records| Loaded {
+    let location = layout.graph_location();
+    // What the sidecar recorded (digest, and location when it differs),
+    // against what was found.
+    let unbound = |reason: &str, records, recorded: Option<(&Revision, &str)>| Loaded {
         document: document.clone(),
         records,
         committed_digest: None,
         recovery: Some(RecoveryNeeded {
             reason: reason.to_owned(),
+            file: FileEvidence {
+                path: location.clone(),
+                found: graph.is_some(),
+                recorded_digest: recorded.map(|(digest, _)| digest.clone()),
+                found_digest: graph_digest.clone(),
+                recorded_location: recorded
+                    .map(|(_, at)| at)
+                    .filter(|at| *at != location)
+                    .map(str::to_owned),
+            },
         }),
         sidecar_outdated: false,
     };
@@ -597,12 +618,14 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
             return Ok(unbound(
                 "the input-origin sidecar is missing",
                 read_legacy_records(layout)?,
+                None,
             ));
         }
         Some(Err(_)) => {
             return Ok(unbound(
                 "the input-origin sidecar is unreadable",
                 read_legacy_records(layout)?,
+                None,
             ));
         }
         Some(Ok(record)) => record,
@@ -612,11 +635,12 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
         Some(records) => records,
         None => read_legacy_records(layout)?,
     };
-    let location = layout.graph_location();
+    let recorded = Some((&record.document_digest, record.location.as_str()));
     if record.location != location {
         return Ok(unbound(
             &format!("the sidecar binds {}, not {location}", record.location),
             records,
+            recorded,
         ));
     }
     if graph_digest.as_ref() == Some(&record.document_digest) {
@@ -646,6 +670,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
         _ => Ok(unbound(
             "the graph on disk is not the one its sidecar recorded (changed or moved by hand?)",
             records,
+            recorded,
         )),
     }
 }

@@ -4,6 +4,8 @@
 use serde_json::{Value, json};
 use somite_project::{Project, Seed};
 use somite_workflow::ErrorCode;
+use somite_workflow::assessment::ItemKind;
+use somite_workflow::canonical::digest_bytes;
 use somite_workflow::transaction::GraphTransaction;
 
 fn txn(base: &str, key: &str, operations: Value) -> GraphTransaction {
@@ -116,15 +118,29 @@ fn a_graph_that_does_not_match_its_sidecar_requires_an_explicit_rebind() {
         .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
         .unwrap();
     let graph = project.layout().graph();
+    let recorded = digest_bytes(&std::fs::read(&graph).unwrap());
     drop(project);
 
     // What a crash between the graph and the sidecar publication leaves.
     let mut doc: Value = serde_json::from_slice(&std::fs::read(&graph).unwrap()).unwrap();
     doc["title"] = json!("recovered");
-    std::fs::write(&graph, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let changed = serde_json::to_vec(&doc).unwrap();
+    std::fs::write(&graph, &changed).unwrap();
 
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
     assert!(project.recovery_needed().is_some());
+    // The assessment leads with it, naming the file and both digests.
+    let assessment = project.assess_graph();
+    let item = &assessment.items[0];
+    assert_eq!(item.kind, ItemKind::InputOrigin);
+    assert!(item.required);
+    assert_eq!(assessment.next_requirement.as_ref(), Some(&item.id));
+    let file = item.evidence.file.as_ref().unwrap();
+    assert_eq!(file.path, project.layout().graph_location());
+    assert!(file.found);
+    assert_eq!(file.recorded_digest.as_ref(), Some(&recorded));
+    assert_eq!(file.found_digest.as_ref(), Some(&digest_bytes(&changed)));
+    assert_eq!(file.recorded_location, None, "the location itself matches");
     assert_eq!(
         project.ensure_bound().unwrap_err().code,
         ErrorCode::InputOriginRecoveryRequired
@@ -141,6 +157,13 @@ fn a_graph_that_does_not_match_its_sidecar_requires_an_explicit_rebind() {
 
     project.rebind().unwrap();
     assert_eq!(project.document().title, "recovered");
+    assert!(
+        project
+            .assess_graph()
+            .items
+            .iter()
+            .all(|i| i.kind != ItemKind::InputOrigin)
+    );
     let base = project.state_revision().clone();
     project
         .apply_transaction(&txn(

@@ -38,7 +38,8 @@ pub enum RunnerError {
     #[error("`pixi {step}` failed, so the package has no pixi.lock to run frozen: {detail}")]
     PixiLockFailed { step: String, detail: String },
 
-    /// A validation root has a type without a reviewed fixture.
+    /// A validation root has a type (or provides a resource profile) without
+    /// a reviewed fixture.
     #[error("no reviewed representative fixture for {}", describe_roots(.roots))]
     FixtureUnsupported { roots: Vec<UnsupportedRoot> },
 
@@ -158,7 +159,8 @@ impl RunnerError {
             }
             RunnerError::FixtureUnsupported { .. } => {
                 "validate a graph whose inputs are FASTQ (single or paired, plain or gzipped), \
-                 FASTA, GTF, SAM or BAM, or run it on your own inputs instead"
+                 FASTA, GTF, SAM, BAM or a Kraken2 database, or run it on your own inputs \
+                 instead"
                     .into()
             }
             RunnerError::RunNotFound { .. } => {

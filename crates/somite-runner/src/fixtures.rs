@@ -15,14 +15,29 @@
 //! A fixture is written once under `.somite/fixtures/<blake3 hex>/<file>`:
 //! the directory is its content address, and the file keeps a conventional
 //! extension because tools such as fastp decide how to read a file by it.
+//!
+//! A managed resource is a folder, and one is shipped rather than generated:
+//! the tiny Kraken2 database of the operator proofs (see
+//! [`crate::proof::fixtures`]) for the `kraken2-database` profile, so a
+//! metagenomics graph validates without `kraken2-build` on the machine. It
+//! is the three `.k2d` files `kraken2-build` wrote from the proofs'
+//! hand-written taxonomy and library, with the padding bytes of `opts.k2d`
+//! (uninitialised memory Kraken2 writes with its options struct and never
+//! reads) zeroed so that the proofs' own build is byte-identical to it; the
+//! proof test checks that. It holds no Bracken `database*.kmer_distrib`:
+//! those are made by `bracken-build`, which Debian does not package, so a
+//! real Bracken task fails on this database rather than report an invented
+//! abundance. A folder fixture is addressed by the digest of its listing
+//! (file name to file digest) and written as `<hex>/<folder>/<file>`.
 
 use crate::error::RunnerError;
 use somite_project::Layout;
 use somite_project::durable;
 use somite_workflow::Revision;
-use somite_workflow::canonical::digest_bytes;
+use somite_workflow::canonical::{digest_bytes, revision_of};
 use somite_workflow::types::PortType;
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// The reference's name, length and read geometry.
 const REFERENCE_NAME: &str = "chrT";
@@ -52,19 +67,67 @@ impl Mate {
     }
 }
 
-/// One generated fixture.
+/// The resource profile whose fixture is the tiny Kraken2 database.
+pub const KRAKEN2_DATABASE_PROFILE: &str = "kraken2-database";
+
+/// The tiny Kraken2 database's files, as `kraken2-build` wrote them (see the
+/// module docs), in name order.
+pub const KRAKEN2_DATABASE_FILES: &[(&str, &[u8])] = &[
+    (
+        "hash.k2d",
+        include_bytes!("../fixtures/kraken2-database/hash.k2d"),
+    ),
+    (
+        "opts.k2d",
+        include_bytes!("../fixtures/kraken2-database/opts.k2d"),
+    ),
+    (
+        "taxo.k2d",
+        include_bytes!("../fixtures/kraken2-database/taxo.k2d"),
+    ),
+];
+
+/// What a fixture holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FixtureContent {
+    File(Vec<u8>),
+    /// A folder's files, name and bytes, in name order.
+    Folder(&'static [(&'static str, &'static [u8])]),
+}
+
+/// One reviewed fixture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fixture {
     /// The reviewed fixture's name, e.g. `fastq-gz-r1`.
     pub name: &'static str,
     pub port_type: PortType,
+    /// The file's name, or a folder fixture's folder name.
     pub file_name: &'static str,
-    pub bytes: Vec<u8>,
+    pub content: FixtureContent,
 }
 
 impl Fixture {
+    /// A file's digest; for a folder, the digest of its canonical listing
+    /// `{file name: file digest}`.
     pub fn digest(&self) -> Revision {
-        digest_bytes(&self.bytes)
+        match &self.content {
+            FixtureContent::File(bytes) => digest_bytes(bytes),
+            FixtureContent::Folder(files) => {
+                let listing: BTreeMap<&str, Revision> = files
+                    .iter()
+                    .map(|(name, bytes)| (*name, digest_bytes(bytes)))
+                    .collect();
+                revision_of(&listing)
+            }
+        }
+    }
+
+    /// The bytes it holds, all files of a folder together.
+    pub fn size(&self) -> u64 {
+        match &self.content {
+            FixtureContent::File(bytes) => bytes.len() as u64,
+            FixtureContent::Folder(files) => files.iter().map(|(_, b)| b.len() as u64).sum(),
+        }
     }
 
     /// `<hex>/<file>` under `.somite/fixtures/`.
@@ -75,15 +138,38 @@ impl Fixture {
     }
 
     /// Writes the fixture under `layout`'s fixtures folder unless an intact
-    /// copy is already there, and returns its path.
+    /// copy is already there (file by file, for a folder), and returns its
+    /// path.
     pub fn write(&self, layout: &Layout) -> Result<PathBuf, RunnerError> {
         let path = layout.fixtures().join(self.relative_path());
-        let intact = std::fs::read(&path).is_ok_and(|bytes| bytes == self.bytes);
-        if !intact {
-            durable::publish(&path, &self.bytes)?;
+        let publish = |path: &Path, bytes: &[u8]| -> Result<(), RunnerError> {
+            let intact = std::fs::read(path).is_ok_and(|existing| existing == bytes);
+            if !intact {
+                durable::publish(path, bytes)?;
+            }
+            Ok(())
+        };
+        match &self.content {
+            FixtureContent::File(bytes) => publish(&path, bytes)?,
+            FixtureContent::Folder(files) => {
+                for (name, bytes) in *files {
+                    publish(&path.join(name), bytes)?;
+                }
+            }
         }
         Ok(path)
     }
+}
+
+/// The reviewed fixture for a root input that provides the managed resource
+/// `profile`, or `None` when Somite has none for that profile.
+pub fn representative_resource(profile: &str) -> Option<Fixture> {
+    (profile == KRAKEN2_DATABASE_PROFILE).then_some(Fixture {
+        name: "kraken2-database-tiny",
+        port_type: PortType::Directory,
+        file_name: "kraken2_db",
+        content: FixtureContent::Folder(KRAKEN2_DATABASE_FILES),
+    })
 }
 
 /// The reviewed fixture for a root input of `port_type`, or `None` when
@@ -93,7 +179,7 @@ pub fn representative(port_type: PortType, mate: Mate) -> Option<Fixture> {
         name,
         port_type,
         file_name,
-        bytes,
+        content: FixtureContent::File(bytes),
     };
     Some(match (port_type, mate) {
         (PortType::Fastq, Mate::First) => {
@@ -425,6 +511,15 @@ mod tests {
         representative(port_type, mate).expect("a reviewed fixture")
     }
 
+    impl Fixture {
+        fn bytes(&self) -> Vec<u8> {
+            match &self.content {
+                FixtureContent::File(bytes) => bytes.clone(),
+                FixtureContent::Folder(_) => panic!("{} is a folder", self.name),
+            }
+        }
+    }
+
     fn records(text: &str) -> Vec<[&str; 4]> {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len() % 4, 0);
@@ -467,8 +562,8 @@ mod tests {
 
     #[test]
     fn paired_fastq_mates_are_valid_records_with_matching_names() {
-        let r1 = String::from_utf8(fixture(PortType::Fastq, Mate::First).bytes).unwrap();
-        let r2 = String::from_utf8(fixture(PortType::Fastq, Mate::Second).bytes).unwrap();
+        let r1 = String::from_utf8(fixture(PortType::Fastq, Mate::First).bytes()).unwrap();
+        let r2 = String::from_utf8(fixture(PortType::Fastq, Mate::Second).bytes()).unwrap();
         let (r1, r2) = (records(&r1), records(&r2));
         assert_eq!(r1.len(), READ_PAIRS);
         for (a, b) in r1.iter().zip(&r2) {
@@ -494,10 +589,10 @@ mod tests {
             (PortType::GtfGz, PortType::Gtf),
         ] {
             for mate in [Mate::First, Mate::Second] {
-                let compressed = fixture(gz, mate).bytes;
+                let compressed = fixture(gz, mate).bytes();
                 assert_eq!(&compressed[..2], &[0x1f, 0x8b]);
                 if let Some(text) = system_gunzip(&compressed) {
-                    assert_eq!(text, fixture(plain, mate).bytes, "{gz}");
+                    assert_eq!(text, fixture(plain, mate).bytes(), "{gz}");
                 }
             }
         }
@@ -505,7 +600,7 @@ mod tests {
 
     #[test]
     fn the_bam_is_bgzf_with_header_records_and_eof_block() {
-        let bam = fixture(PortType::Bam, Mate::First).bytes;
+        let bam = fixture(PortType::Bam, Mate::First).bytes();
         assert!(bam.ends_with(&BGZF_EOF));
         // Every block's BSIZE leads exactly to the next block.
         let mut at = 0;
@@ -546,7 +641,7 @@ mod tests {
 
     #[test]
     fn sam_records_agree_with_the_reference() {
-        let sam = String::from_utf8(fixture(PortType::Sam, Mate::First).bytes).unwrap();
+        let sam = String::from_utf8(fixture(PortType::Sam, Mate::First).bytes()).unwrap();
         let reference = reference();
         let rows: Vec<Vec<&str>> = sam
             .lines()
@@ -586,9 +681,42 @@ mod tests {
         let fastq = fixture(PortType::Fastq, Mate::First);
         let path = fastq.write(&layout).unwrap();
         assert!(path.starts_with(layout.fixtures()));
-        assert_eq!(std::fs::read(&path).unwrap(), fastq.bytes);
+        assert_eq!(std::fs::read(&path).unwrap(), fastq.bytes());
         std::fs::write(&path, b"damaged").unwrap();
         assert_eq!(fastq.write(&layout).unwrap(), path);
-        assert_eq!(std::fs::read(&path).unwrap(), fastq.bytes);
+        assert_eq!(std::fs::read(&path).unwrap(), fastq.bytes());
+    }
+
+    #[test]
+    fn the_kraken2_database_is_a_folder_fixture_of_the_resource_profile() {
+        assert!(representative_resource("bowtie2-index").is_none());
+        let db = representative_resource(KRAKEN2_DATABASE_PROFILE).unwrap();
+        assert_eq!(db.port_type, PortType::Directory);
+        // The digest is over the listing: a changed file changes it.
+        let listing: BTreeMap<&str, Revision> = KRAKEN2_DATABASE_FILES
+            .iter()
+            .map(|(name, bytes)| (*name, digest_bytes(bytes)))
+            .collect();
+        assert_eq!(db.digest(), revision_of(&listing));
+        let sizes: u64 = KRAKEN2_DATABASE_FILES
+            .iter()
+            .map(|(_, b)| b.len() as u64)
+            .sum();
+        assert_eq!(db.size(), sizes);
+        // Kraken2's options file: k = 25, l = 21 (little-endian size_t).
+        let (_, opts) = KRAKEN2_DATABASE_FILES[1];
+        assert_eq!(opts[0], 25);
+        assert_eq!(opts[8], 21);
+
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(dir.path());
+        let path = db.write(&layout).unwrap();
+        assert!(path.ends_with(db.relative_path()));
+        assert!(path.ends_with("kraken2_db"));
+        std::fs::write(path.join("hash.k2d"), b"damaged").unwrap();
+        db.write(&layout).unwrap();
+        for (name, bytes) in KRAKEN2_DATABASE_FILES {
+            assert_eq!(std::fs::read(path.join(name)).unwrap(), *bytes, "{name}");
+        }
     }
 }

@@ -19,7 +19,7 @@
 //! so the closure that runs is the one that was frozen.
 
 use crate::error::RunnerError;
-use crate::fixtures::{Fixture, Mate, representative};
+use crate::fixtures::{Fixture, Mate, representative, representative_resource};
 use serde_json::{Value, json};
 use somite_project::evidence::{FixtureBinding, ParameterOverride};
 use somite_workflow::Revision;
@@ -42,6 +42,10 @@ pub struct RootInput {
     pub port: String,
     pub param: String,
     pub port_type: PortType,
+    /// The managed-resource profile the port provides (a database), if any:
+    /// such a root is bound to that profile's fixture, not its type's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_profile: Option<String>,
     /// The configured path, if any.
     pub path: Option<String>,
 }
@@ -60,6 +64,7 @@ pub fn root_inputs(document: &WorkflowDocument) -> Vec<RootInput> {
                     port: port.name.clone(),
                     param: param.clone(),
                     port_type: port.ty,
+                    resource_profile: port.resource_profile.clone(),
                     path: node
                         .params
                         .get(param)
@@ -85,7 +90,11 @@ pub fn bind_fixtures(roots: &[RootInput]) -> Result<Vec<BoundFixture>, RunnerErr
     let mut bound = Vec::new();
     let mut unsupported = Vec::new();
     for root in roots {
-        match representative(root.port_type, Mate::of_param(&root.param)) {
+        let fixture = match &root.resource_profile {
+            Some(profile) => representative_resource(profile),
+            None => representative(root.port_type, Mate::of_param(&root.param)),
+        };
+        match fixture {
             Some(fixture) => bound.push(BoundFixture {
                 root: root.clone(),
                 fixture,
@@ -280,7 +289,7 @@ pub fn fixture_bindings(bound: &[BoundFixture]) -> Vec<FixtureBinding> {
                 b.fixture.relative_path()
             ),
             digest: b.fixture.digest(),
-            bytes: b.fixture.bytes.len() as u64,
+            bytes: b.fixture.size(),
         })
         .collect()
 }

@@ -61,6 +61,16 @@ fn every_tool_operator_proves_or_declares_why_it_cannot() {
         "{kraken}"
     );
 
+    // The database the proof built is the kraken2-database validation
+    // fixture, byte for byte.
+    for (name, bytes) in somite_runner::fixtures::KRAKEN2_DATABASE_FILES {
+        let built = std::fs::read(scratch.path().join("fixtures/kraken2_db").join(name)).unwrap();
+        assert!(
+            built == *bytes,
+            "{name} differs from the validation fixture"
+        );
+    }
+
     let rows: Vec<Coverage<'_>> = proofs
         .iter()
         .map(|(id, outcome)| match outcome {

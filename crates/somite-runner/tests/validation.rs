@@ -177,9 +177,73 @@ async fn a_failing_validation_records_a_failed_receipt_that_does_not_validate() 
     assert_eq!(edge("e3").result, ItemResult::Passed);
 }
 
+/// The metagenomics graph (reads → Kraken2 with the tiny database →
+/// Bracken) validates end to end through the declared stand-in for Pixi and
+/// Nextflow (`somite-pixi-standin`, which runs no tool): the database root
+/// is bound to the tiny Kraken2 database, a folder fixture written file by
+/// file under its content address. That Kraken2 task is also proven with
+/// the real `kraken2` against the same database (tests/proofs.rs); Bracken
+/// is not (no Debian package), and the database carries no
+/// `database*.kmer_distrib`, so a validation with the real Bracken fails
+/// rather than report an abundance.
+#[tokio::test]
+async fn the_metagenomics_graph_validates_with_the_tiny_kraken2_database() {
+    let test = metagenomics();
+    let supervisor = Supervisor::open(test.root(), test.toolchain()).unwrap();
+    let started = supervisor
+        .start_validation(&test.project, &request("metagenomics-01"))
+        .unwrap();
+    let status = wait_for_end(&supervisor, &started.run_id).await;
+    assert_eq!(status.phase, RunPhase::Completed, "{status:#?}");
+    for node in ["classify", "abundance"] {
+        assert_eq!(status.states.get(node), Some(&NodeState::Done), "{node}");
+    }
+
+    let db = status
+        .fixtures
+        .iter()
+        .find(|f| f.node_id == "db")
+        .expect("the database root is bound");
+    let fixture = somite_runner::fixtures::representative_resource("kraken2-database").unwrap();
+    assert_eq!(
+        (db.fixture.as_str(), db.port_type.as_str(), &db.digest),
+        ("kraken2-database-tiny", "Directory", &fixture.digest())
+    );
+    let hex = db.digest.strip_prefix("blake3:").unwrap();
+    assert_eq!(db.path, format!(".somite/fixtures/{hex}/kraken2_db"));
+    for (name, bytes) in somite_runner::fixtures::KRAKEN2_DATABASE_FILES {
+        assert_eq!(
+            fs::read(test.root().join(&db.path).join(name)).unwrap(),
+            *bytes,
+            "{name}"
+        );
+    }
+    // Both consumers of the database read the fixture, disclosed once as
+    // the root's override.
+    let used = status.overrides.iter().find(|o| o.node_id == "db").unwrap();
+    assert_eq!(used.packaged, json!("db"));
+    assert!(
+        used.used
+            .as_str()
+            .unwrap()
+            .ends_with(&format!(".somite/fixtures/{hex}/kraken2_db"))
+    );
+
+    let lookup = supervisor.evidence(&started.graph_revision).unwrap();
+    assert!(lookup.validated, "{lookup:#?}");
+    let receipt = &lookup.receipts[0];
+    assert_eq!(receipt.result, ReceiptResult::Passed);
+    assert!(
+        receipt
+            .fixtures
+            .iter()
+            .any(|f| f.fixture == "kraken2-database-tiny")
+    );
+}
+
 #[tokio::test]
 async fn a_root_without_a_reviewed_fixture_is_refused_before_any_process() {
-    let test = kraken_classification();
+    let test = project_vcf_source();
     let supervisor = Supervisor::open(test.root(), test.toolchain()).unwrap();
     let error = SomiteError::from(
         supervisor
@@ -194,7 +258,7 @@ async fn a_root_without_a_reviewed_fixture_is_refused_before_any_process() {
     let roots = &error.details.unwrap()["roots"];
     assert_eq!(
         roots,
-        &json!([{"node_id": "db", "port": "db", "port_type": "Directory"}])
+        &json!([{"node_id": "calls", "port": "vcf", "port_type": "Vcf"}])
     );
     assert!(test.standin_invocations().is_empty());
     assert!(!test.root().join(".somite/fixtures").exists());

@@ -151,6 +151,23 @@ async fn every_human_route_answers_with_its_contract() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(readiness["graph_revision"], reply["graph_revision"]);
     assert_eq!(readiness["state"], "needs_action");
+    // r.fastq is missing: the requirement names the contract field that
+    // makes `path` a file input, where it is declared, and the file checked.
+    let evidence = &readiness["items"][0]["evidence"];
+    assert_eq!(
+        evidence["contract"]["field"], "ports.out[0].import_param",
+        "{evidence}"
+    );
+    assert_eq!(
+        evidence["contract"]["source"]["file"],
+        "operators/files.import.toml"
+    );
+    assert!(evidence["contract"]["source"]["line"].as_u64().is_some());
+    assert_eq!(
+        evidence["graph"],
+        json!({"node_id": "reads", "param": "path"})
+    );
+    assert_eq!(evidence["file"], json!({"path": "r.fastq", "found": false}));
 
     let (status, page) = h.get("/api/catalog/search?q=fastq&limit=2").await;
     assert_eq!(status, StatusCode::OK);

@@ -6,15 +6,23 @@
 //! Every requirement says how it can be resolved; file, parameter and
 //! connection work is never escalated to an agent, while a managed-resource
 //! choice with a scientific effect (which Kraken2 database?) may be.
+//!
+//! Every requirement carries its [`Evidence`]: the contract field it was
+//! derived from (operator, revision, field path, and the file and line that
+//! declare it, recorded when the catalog was loaded), the graph node and
+//! port or parameter it applies to, and for a file the path and, where known,
+//! the digest recorded for it versus the one found. An agent escalating a
+//! requirement hands the user these facts, not its own reading of them.
 
 use crate::canonical::Revision;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogEntry};
 use crate::error::{ErrorCode, SomiteError};
 use crate::graph::{Node, WorkflowDocument};
 use crate::operator::{
     OperatorContract, OperatorKind, ParamType, PortSpec, ResolutionKind as ResourceResolutionKind,
     check_import_path,
 };
+use crate::source_map::SourceLocation;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -36,6 +44,9 @@ pub enum AssessmentState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
+    /// The graph file is not the one its input-origin sidecar recorded: every
+    /// edit is refused until the user rebinds it, so it comes first.
+    InputOrigin,
     Parameter,
     Input,
     ManagedResource,
@@ -95,6 +106,113 @@ pub struct Recipe {
     pub source_url: Option<String>,
 }
 
+/// What a requirement was derived from; every member is present only when it
+/// applies (a toolchain item, found on this machine, has none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Evidence {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<ContractEvidence>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphEvidence>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileEvidence>,
+}
+
+/// The operator contract field a requirement comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContractEvidence {
+    pub operator_id: String,
+    /// The revision of the contract in the catalog that was assessed.
+    pub operator_revision: Revision,
+    /// The field path in the contract, e.g. `ports.in[0].resource`.
+    pub field: String,
+    /// The file and line declaring `field`; absent for a contract that did
+    /// not come from a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+}
+
+/// The place in the graph a requirement applies to.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GraphEvidence {
+    pub node_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// The contract revision the node pins, when it differs from the catalog's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned_revision: Option<Revision>,
+}
+
+/// A file a requirement is about, as it was checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileEvidence {
+    /// As the graph (or the project layout) names it; relative paths are
+    /// relative to the project folder.
+    pub path: String,
+    /// Whether a file was found at `path`.
+    pub found: bool,
+    /// The digest recorded for the file, when one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_digest: Option<Revision>,
+    /// The digest of the file found, when it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_digest: Option<Revision>,
+    /// The location the record binds the file to, when it is not `path`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded_location: Option<String>,
+}
+
+impl Evidence {
+    /// One line per fact, for text output (`somite assess`).
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(c) = &self.contract {
+            let at = c
+                .source
+                .as_ref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            lines.push(format!(
+                "contract {} {} field `{}`{at}",
+                c.operator_id, c.operator_revision, c.field
+            ));
+        }
+        if let Some(g) = &self.graph {
+            let mut line = format!("node {}", g.node_id);
+            if let Some(port) = &g.port {
+                line += &format!(" port {port}");
+            }
+            if let Some(param) = &g.param {
+                line += &format!(" parameter {param}");
+            }
+            if let Some(pinned) = &g.pinned_revision {
+                line += &format!(" pins {pinned}");
+            }
+            lines.push(line);
+        }
+        if let Some(f) = &self.file {
+            let mut line = format!(
+                "file {} {}",
+                f.path,
+                if f.found { "found" } else { "not found" }
+            );
+            if let Some(location) = &f.recorded_location {
+                line += &format!("; recorded at {location}");
+            }
+            match (&f.recorded_digest, &f.found_digest) {
+                (Some(r), Some(d)) => line += &format!("; recorded {r}, found {d}"),
+                (Some(r), None) => line += &format!("; recorded {r}"),
+                (None, Some(d)) => line += &format!("; nothing recorded, found {d}"),
+                (None, None) => {}
+            }
+            lines.push(line);
+        }
+        lines
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Item {
     pub id: String,
@@ -110,6 +228,7 @@ pub struct Item {
     pub escalatable: bool,
     pub resolutions: Vec<Resolution>,
     pub recipes: Vec<Recipe>,
+    pub evidence: Evidence,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -237,9 +356,55 @@ impl Assessment {
                 true,
             )],
             recipes: Vec::new(),
+            evidence: Evidence::default(),
         });
         *self.counts.entry(ItemKind::Toolchain).or_default() += 1;
     }
+
+    /// Records that the graph file is not bound to its location (changed or
+    /// moved by hand): edits, compile, run, validate and export are refused
+    /// with `input_origin_recovery_required` until the user rebinds it, so
+    /// the item is required and becomes the next requirement. `file` says
+    /// which file, and the digest its sidecar recorded versus the one found.
+    pub fn add_input_origin_item(&mut self, reason: &str, file: FileEvidence) {
+        let id = format!("{}:{}", kind_slug(ItemKind::InputOrigin), file.path);
+        self.items.push(Item {
+            resolutions: vec![resolution(
+                format!("{id}:rebind"),
+                ResolutionKind::Review,
+                "Inspect the graph, then rebind it to its location (Rebind in the workspace, \
+                 or `somite project rebind`)"
+                    .to_owned(),
+                true,
+            )],
+            id,
+            node_id: None,
+            operator_id: None,
+            field: None,
+            title: "The workflow file is not the one Somite recorded".to_owned(),
+            detail: format!("{reason}."),
+            kind: ItemKind::InputOrigin,
+            priority: priority(ItemKind::InputOrigin),
+            required: true,
+            escalatable: false,
+            recipes: Vec::new(),
+            evidence: Evidence {
+                file: Some(file),
+                ..Evidence::default()
+            },
+        });
+        self.items.sort_by(item_order);
+        *self.counts.entry(ItemKind::InputOrigin).or_default() += 1;
+        self.required_count += 1;
+        self.next_requirement = self.items.iter().find(|i| i.required).map(|i| i.id.clone());
+        if self.state != AssessmentState::Empty {
+            self.state = AssessmentState::NeedsAction;
+        }
+    }
+}
+
+fn item_order(a: &Item, b: &Item) -> std::cmp::Ordering {
+    (a.priority, &a.node_id, &a.field, &a.id).cmp(&(b.priority, &b.node_id, &b.field, &b.id))
 }
 
 fn priority(kind: ItemKind) -> u32 {
@@ -270,11 +435,11 @@ pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe
         let before = items.len();
         let (support, input_controls) = match catalog.get(&node.operator_id) {
             Some(entry) if entry.revision == node.operator_revision => {
-                assess_node(doc, catalog, node, &entry.contract, inputs, &mut items);
+                assess_node(doc, catalog, node, entry, inputs, &mut items);
                 (Support::Supported, controls(node, &entry.contract))
             }
             current => {
-                items.push(unsupported(node, current.map(|e| &e.revision)));
+                items.push(unsupported(node, current));
                 (Support::UnsupportedContract, Vec::new())
             }
         };
@@ -294,9 +459,7 @@ pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe
             input_controls,
         });
     }
-    items.sort_by(|a, b| {
-        (a.priority, &a.node_id, &a.field, &a.id).cmp(&(b.priority, &b.node_id, &b.field, &b.id))
-    });
+    items.sort_by(item_order);
     nodes.sort_by(|a, b| a.node_id.cmp(&b.node_id));
     let required_count = items.iter().filter(|i| i.required).count();
     let mut counts = BTreeMap::new();
@@ -343,11 +506,46 @@ fn item(node: &Node, kind: ItemKind, field: &str, title: String, detail: String)
         escalatable: false,
         resolutions: Vec::new(),
         recipes: Vec::new(),
+        evidence: Evidence::default(),
+    }
+}
+
+/// The evidence of a requirement derived from `field` of `entry`'s contract
+/// at `place` in the graph.
+fn derived(entry: &CatalogEntry, field: String, place: GraphEvidence) -> Evidence {
+    Evidence {
+        contract: Some(ContractEvidence {
+            operator_id: entry.contract.id.clone(),
+            operator_revision: entry.revision.clone(),
+            source: entry.contract.source.as_ref().map(|s| s.location(&field)),
+            field,
+        }),
+        graph: Some(place),
+        file: None,
+    }
+}
+
+fn at_port(node: &Node, port: &str) -> GraphEvidence {
+    GraphEvidence {
+        node_id: node.id.clone(),
+        port: Some(port.to_owned()),
+        param: None,
+        pinned_revision: None,
+    }
+}
+
+fn at_param(node: &Node, param: &str) -> GraphEvidence {
+    GraphEvidence {
+        node_id: node.id.clone(),
+        port: None,
+        param: Some(param.to_owned()),
+        pinned_revision: None,
     }
 }
 
 fn kind_slug(kind: ItemKind) -> &'static str {
     match kind {
+        ItemKind::InputOrigin => "input_origin",
         ItemKind::Parameter => "parameter",
         ItemKind::Input => "input",
         ItemKind::ManagedResource => "managed_resource",
@@ -359,7 +557,7 @@ fn kind_slug(kind: ItemKind) -> &'static str {
     }
 }
 
-fn unsupported(node: &Node, current: Option<&Revision>) -> Item {
+fn unsupported(node: &Node, current: Option<&CatalogEntry>) -> Item {
     let mut it = item(
         node,
         ItemKind::LegacyTool,
@@ -370,7 +568,20 @@ fn unsupported(node: &Node, current: Option<&Revision>) -> Item {
         ),
         format!("The node pins revision {}.", node.operator_revision),
     );
-    it.resolutions.push(match current {
+    let pinned = GraphEvidence {
+        node_id: node.id.clone(),
+        port: None,
+        param: None,
+        pinned_revision: Some(node.operator_revision.clone()),
+    };
+    it.evidence = match current {
+        Some(entry) => derived(entry, "id".to_owned(), pinned),
+        None => Evidence {
+            graph: Some(pinned),
+            ..Evidence::default()
+        },
+    };
+    it.resolutions.push(match current.map(|e| &e.revision) {
         Some(revision) => resolution(
             format!("{}:review-upgrade", it.id),
             ResolutionKind::Review,
@@ -391,19 +602,19 @@ fn assess_node(
     doc: &WorkflowDocument,
     catalog: &Catalog,
     node: &Node,
-    contract: &OperatorContract,
+    entry: &CatalogEntry,
     inputs: &dyn InputProbe,
     items: &mut Vec<Item>,
 ) {
-    let imported: Vec<&str> = contract
-        .ports
-        .outputs
-        .iter()
-        .filter_map(|p| p.import_param.as_deref())
-        .collect();
-    for spec in &contract.params {
+    let contract = &entry.contract;
+    for (index, spec) in contract.params.iter().enumerate() {
         let value = node.params.get(&spec.name).or(spec.default.as_ref());
-        if imported.contains(&spec.name.as_str()) {
+        let import_port = contract
+            .ports
+            .outputs
+            .iter()
+            .position(|p| p.import_param.as_deref() == Some(spec.name.as_str()));
+        if let Some(import_port) = import_port {
             let path = value.and_then(Value::as_str).filter(|p| !p.is_empty());
             let problem = match path {
                 None => Some((
@@ -424,6 +635,18 @@ fn assess_node(
             };
             if let Some((title, detail)) = problem {
                 let mut it = item(node, ItemKind::Input, &spec.name, title, detail);
+                it.evidence = derived(
+                    entry,
+                    format!("ports.out[{import_port}].import_param"),
+                    at_param(node, &spec.name),
+                );
+                it.evidence.file = path.map(|p| FileEvidence {
+                    path: p.to_owned(),
+                    found: inputs.exists(p),
+                    recorded_digest: None,
+                    found_digest: None,
+                    recorded_location: None,
+                });
                 it.resolutions.push(resolution(
                     format!("{}:attach", it.id),
                     ResolutionKind::Attach,
@@ -440,6 +663,11 @@ fn assess_node(
                 format!("Set {} on {}", spec.label, node.id),
                 format!("{} has no default for `{}`.", contract.id, spec.name),
             );
+            it.evidence = derived(
+                entry,
+                format!("params[{index}].required"),
+                at_param(node, &spec.name),
+            );
             it.resolutions.push(resolution(
                 format!("{}:configure", it.id),
                 ResolutionKind::Configure,
@@ -449,14 +677,22 @@ fn assess_node(
             items.push(it);
         }
     }
-    for port in contract.ports.inputs.iter().filter(|p| !p.optional) {
-        if doc.edge_into(&node.id, &port.name).is_some() {
+    for (index, port) in contract.ports.inputs.iter().enumerate() {
+        if port.optional || doc.edge_into(&node.id, &port.name).is_some() {
             continue;
         }
-        items.push(match &port.resource {
+        let mut it = match &port.resource {
             Some(_) => resource_item(doc, catalog, node, port),
             None => connection_item(doc, catalog, node, port),
-        });
+        };
+        // A resource need is declared by its `resource` table; a plain
+        // input is required by being declared without `optional = true`.
+        let field = match &port.resource {
+            Some(_) => format!("ports.in[{index}].resource"),
+            None => format!("ports.in[{index}]"),
+        };
+        it.evidence = derived(entry, field, at_port(node, &port.name));
+        items.push(it);
     }
 }
 

@@ -4,12 +4,15 @@
 //! contracts, so a search cursor, a readiness answer or a pinned node can say
 //! exactly which catalog it was computed against. The reviewed contracts ship
 //! inside the binary; a project may add its own from `.somite/operators/`, and
-//! an id defined twice is an error rather than a silent override.
+//! an id defined twice is an error rather than a silent override. Each
+//! contract keeps the file (and the line of each field) it was read from:
+//! the embedded ones as `operators/<file>`, their path in the repository.
 
 use crate::canonical::{Revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::operator::OperatorContract;
 use crate::search::SearchIndex;
+use crate::source_map::ContractSource;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -68,7 +71,7 @@ impl Catalog {
     pub fn builtin_contracts() -> Result<Vec<OperatorContract>> {
         builtin::BUILTIN_CONTRACTS
             .iter()
-            .map(|(name, text)| parse_contract(name, text))
+            .map(|(name, text)| Catalog::parse_contract(&format!("operators/{name}"), text))
             .collect()
     }
 
@@ -105,7 +108,7 @@ impl Catalog {
                         "check the file's permissions",
                     )
                 })?;
-                parse_contract(&path.display().to_string(), &text)
+                Catalog::parse_contract(&path.display().to_string(), &text)
             })
             .collect()
     }
@@ -133,16 +136,26 @@ impl Catalog {
     pub(crate) fn index(&self) -> &SearchIndex {
         &self.index
     }
-}
 
-fn parse_contract(name: &str, text: &str) -> Result<OperatorContract> {
-    let parsed = if name.ends_with(".json") {
-        OperatorContract::from_json(text)
-    } else {
-        OperatorContract::from_toml(text)
-    };
-    parsed.map_err(|e| SomiteError {
-        message: format!("{name}: {}", e.message),
-        ..e
-    })
+    /// Parses the contract file `name` (TOML, or JSON by its extension) and
+    /// records where each of its fields is declared, so a requirement
+    /// derived from a field can name its line (see [`crate::source_map`]).
+    pub fn parse_contract(name: &str, text: &str) -> Result<OperatorContract> {
+        let json = name.ends_with(".json");
+        let parsed = if json {
+            OperatorContract::from_json(text)
+        } else {
+            OperatorContract::from_toml(text)
+        };
+        let mut contract = parsed.map_err(|e| SomiteError {
+            message: format!("{name}: {}", e.message),
+            ..e
+        })?;
+        contract.source = Some(if json {
+            ContractSource::file_only(name)
+        } else {
+            ContractSource::from_toml(name, text)
+        });
+        Ok(contract)
+    }
 }

@@ -9,6 +9,7 @@
 
 use crate::canonical::{Revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
+use crate::source_map::ContractSource;
 use crate::types::PortType;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -225,6 +226,10 @@ pub struct OperatorContract {
     /// The output port that receives the command's standard output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdout: Option<String>,
+    /// Where the catalog read this contract from, field by field; set by
+    /// [`crate::catalog::Catalog::parse_contract`], never part of the file.
+    #[serde(skip)]
+    pub source: Option<ContractSource>,
 }
 
 /// Compute a task asks for, as written in a contract file.

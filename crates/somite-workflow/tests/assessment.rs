@@ -4,7 +4,9 @@ mod common;
 
 use serde_json::json;
 use somite_workflow::ErrorCode;
-use somite_workflow::assessment::{AssessmentState, ItemKind, ResolutionKind, Support, assess};
+use somite_workflow::assessment::{
+    AssessmentState, FileEvidence, ItemKind, ResolutionKind, Support, assess,
+};
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::apply_operations;
 
@@ -206,4 +208,178 @@ fn the_assessment_is_deterministic() {
     let a = serde_json::to_string(&assess(&doc, &catalog, &none_exist)).unwrap();
     let b = serde_json::to_string(&assess(&doc, &catalog, &none_exist)).unwrap();
     assert_eq!(a, b);
+}
+
+/// The 1-based line of the `occurrence`-th line of test contract `id` that
+/// starts with `starts_with`: the expectation is read off the text itself.
+fn line_of(id: &str, starts_with: &str, occurrence: usize) -> u32 {
+    let text = common::CONTRACTS
+        .iter()
+        .find(|t| t.contains(&format!("id = \"{id}\"")))
+        .unwrap();
+    let index = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with(starts_with))
+        .nth(occurrence)
+        .unwrap()
+        .0;
+    u32::try_from(index).unwrap() + 1
+}
+
+fn classify_alone() -> (somite_workflow::Catalog, WorkflowDocument) {
+    let catalog = common::catalog();
+    let doc = apply_operations(
+        &WorkflowDocument::empty("t"),
+        &catalog,
+        &common::ops(vec![
+            json!({"op": "add_operator", "node_id": "k", "operator_id": "class.classify", "x": 0, "y": 0}),
+        ]),
+    )
+    .unwrap();
+    (catalog, doc)
+}
+
+#[test]
+fn each_requirement_cites_the_contract_field_and_line_it_came_from() {
+    let (catalog, doc) = classify_alone();
+    let revision = &catalog.get("class.classify").unwrap().revision;
+    let a = assess(&doc, &catalog, &all_exist);
+    let cited = |kind: ItemKind| {
+        let item = a.items.iter().find(|i| i.kind == kind).unwrap();
+        let contract = item.evidence.contract.as_ref().unwrap();
+        assert_eq!(contract.operator_id, "class.classify");
+        assert_eq!(&contract.operator_revision, revision);
+        let source = contract.source.as_ref().unwrap();
+        assert_eq!(source.file, "test/class.classify.toml");
+        let graph = item.evidence.graph.as_ref().unwrap();
+        assert_eq!(graph.node_id, "k");
+        (
+            contract.field.as_str(),
+            source.line.unwrap(),
+            graph.port.as_deref(),
+            graph.param.as_deref(),
+        )
+    };
+    assert_eq!(
+        cited(ItemKind::Parameter),
+        (
+            "params[0].required",
+            line_of("class.classify", "required = true", 0),
+            None,
+            Some("sample")
+        )
+    );
+    assert_eq!(
+        cited(ItemKind::ManagedResource),
+        (
+            "ports.in[1].resource",
+            line_of("class.classify", "[ports.in.resource]", 0),
+            Some("db"),
+            None
+        )
+    );
+    assert_eq!(
+        cited(ItemKind::Input),
+        (
+            "ports.in[0]",
+            line_of("class.classify", "[[ports.in]]", 0),
+            Some("reads"),
+            None
+        )
+    );
+}
+
+#[test]
+fn a_missing_input_file_names_the_path_checked_and_the_import_it_feeds() {
+    let catalog = common::catalog();
+    let doc = common::small_graph(&catalog);
+    let a = assess(&doc, &catalog, &none_exist);
+    let item = &a.items[0];
+    let contract = item.evidence.contract.as_ref().unwrap();
+    assert_eq!(contract.field, "ports.out[0].import_param");
+    assert_eq!(
+        contract.source.as_ref().unwrap().line,
+        Some(line_of("files.reads", "import_param", 0))
+    );
+    let graph = item.evidence.graph.as_ref().unwrap();
+    assert_eq!(
+        (graph.node_id.as_str(), graph.param.as_deref()),
+        ("reads", Some("path"))
+    );
+    let file = item.evidence.file.as_ref().unwrap();
+    assert_eq!((file.path.as_str(), file.found), ("r.fastq", false));
+    assert_eq!(
+        file.recorded_digest, None,
+        "inputs carry no recorded digest"
+    );
+}
+
+#[test]
+fn an_unsupported_node_shows_its_pinned_revision_against_the_catalogs() {
+    let catalog = common::catalog();
+    let mut doc = common::small_graph(&catalog);
+    let pinned = format!("blake3:{}", "0".repeat(64));
+    doc.nodes[1].operator_revision = pinned.clone();
+    let a = assess(&doc, &catalog, &all_exist);
+    let item = a
+        .items
+        .iter()
+        .find(|i| i.kind == ItemKind::LegacyTool)
+        .unwrap();
+    let graph = item.evidence.graph.as_ref().unwrap();
+    assert_eq!(graph.pinned_revision.as_deref(), Some(pinned.as_str()));
+    let contract = item.evidence.contract.as_ref().unwrap();
+    assert_eq!(
+        contract.operator_revision,
+        catalog.get("qc.check").unwrap().revision
+    );
+    assert_eq!(contract.field, "id");
+}
+
+#[test]
+fn an_unbound_graph_file_comes_first_with_both_digests() {
+    let catalog = common::catalog();
+    let doc = common::small_graph(&catalog);
+    let mut a = assess(&doc, &catalog, &all_exist);
+    assert_eq!(a.state, AssessmentState::Ready);
+    let recorded = format!("blake3:{}", "1".repeat(64));
+    let found = format!("blake3:{}", "2".repeat(64));
+    a.add_input_origin_item(
+        "the graph on disk is not the one its sidecar recorded",
+        FileEvidence {
+            path: common::LOCATION.to_owned(),
+            found: true,
+            recorded_digest: Some(recorded.clone()),
+            found_digest: Some(found.clone()),
+            recorded_location: None,
+        },
+    );
+    assert_eq!(a.state, AssessmentState::NeedsAction);
+    assert_eq!(a.required_count, 1);
+    let item = &a.items[0];
+    assert_eq!(item.kind, ItemKind::InputOrigin);
+    assert_eq!(a.next_requirement.as_ref(), Some(&item.id));
+    assert_eq!(
+        item.evidence.lines(),
+        vec![format!(
+            "file {} found; recorded {recorded}, found {found}",
+            common::LOCATION
+        )]
+    );
+    assert_eq!(
+        a.gate("run").unwrap_err().details.unwrap()["next_requirement"],
+        json!(item.id)
+    );
+}
+
+#[test]
+fn the_assessment_json_carries_each_requirements_evidence() {
+    let (catalog, doc) = classify_alone();
+    let mut a = serde_json::to_value(assess(&doc, &catalog, &all_exist)).unwrap();
+    // Revisions change with any test contract; the snapshot pins the shape.
+    for item in a["items"].as_array_mut().unwrap() {
+        item["evidence"]["contract"]["operator_revision"] = json!("[revision]");
+    }
+    insta::assert_json_snapshot!("assessment_with_evidence", a["items"]);
 }

@@ -446,3 +446,52 @@ fn the_gatk_chain_connects_by_type() {
     let filter = contract(&catalog, "var.bcftools_filter");
     assert!(input(filter, "variants").accepts(output(call, "calls")));
 }
+
+/// The catalog records where each field of a reviewed contract is declared;
+/// reading those lines back from the files finds exactly those fields. (The
+/// files are parsed here as the catalog parses them, rather than taken from
+/// the embedded catalog, so the lines are checked against these very files.)
+#[test]
+fn contract_fields_are_located_at_their_lines_in_the_reviewed_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../operators");
+    let mut checked = 0;
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let path = file.unwrap().path();
+        let name = format!("operators/{}", path.file_name().unwrap().to_string_lossy());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let c = Catalog::parse_contract(&name, &text).unwrap();
+        let source = c.source.as_ref().expect("a parsed contract has a source");
+        assert_eq!(source.file(), name);
+        let line = |field: &str| {
+            let n = source
+                .line(field)
+                .unwrap_or_else(|| panic!("{name}: `{field}` has a line"));
+            text.lines().nth(n as usize - 1).unwrap().trim()
+        };
+        assert!(line("id").starts_with("id = "), "{name}");
+        for (i, p) in c.params.iter().enumerate() {
+            assert_eq!(line(&format!("params[{i}]")), "[[params]]", "{name}");
+            assert_eq!(
+                line(&format!("params[{i}].name")),
+                format!("name = \"{}\"", p.name),
+                "{name}"
+            );
+        }
+        for (i, p) in c.ports.inputs.iter().enumerate() {
+            assert_eq!(
+                line(&format!("ports.in[{i}].name")),
+                format!("name = \"{}\"", p.name),
+                "{name}"
+            );
+            if p.resource.is_some() {
+                assert_eq!(
+                    line(&format!("ports.in[{i}].resource")),
+                    "[ports.in.resource]",
+                    "{name}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 0);
+}

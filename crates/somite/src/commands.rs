@@ -452,6 +452,9 @@ fn render_assessment(a: &Assessment) -> String {
                 r.label
             );
         }
+        for line in item.evidence.lines() {
+            text += &format!("      why: {line}\n");
+        }
     }
     text
 }

@@ -108,6 +108,30 @@ fn graph_apply_show_and_assess_work_together() {
         assessed["state"], "needs_action",
         "reads.fastq does not exist"
     );
+    // The requirement says what it was derived from, in JSON and in text.
+    let evidence = &assessed["items"][0]["evidence"];
+    assert_eq!(
+        evidence["contract"]["field"], "ports.out[0].import_param",
+        "{evidence}"
+    );
+    assert_eq!(
+        evidence["contract"]["source"]["file"],
+        "operators/files.import.toml"
+    );
+    assert_eq!(
+        evidence["file"],
+        json!({"path": "reads.fastq", "found": false})
+    );
+    let text = somite(&["assess", "--project", project]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    let line = evidence["contract"]["source"]["line"].as_u64().unwrap();
+    assert!(
+        text.contains(&format!(
+            "why: contract files.import {} field `ports.out[0].import_param` (operators/files.import.toml:{line})",
+            evidence["contract"]["operator_revision"].as_str().unwrap()
+        )) && text.contains("why: file reads.fastq not found"),
+        "{text}"
+    );
     std::fs::write(dir.path().join("reads.fastq"), "@r\nACGT\n+\nIIII\n").unwrap();
     let assessed = json_of(&somite(&["assess", "--json", "--project", project]));
     assert_eq!(assessed["state"], "ready", "{assessed}");

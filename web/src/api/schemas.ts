@@ -284,6 +284,7 @@ export const readinessResolution = z.object({
 });
 
 export const itemKind = z.enum([
+  "input_origin",
   "parameter",
   "input",
   "managed_resource",
@@ -293,6 +294,41 @@ export const itemKind = z.enum([
   "adapter",
   "toolchain",
 ]);
+
+/** Where a file and line point: a contract field's declaration. */
+const sourceLocation = z.object({
+  file: z.string(),
+  line: z.optional(count),
+});
+
+/** What a requirement was derived from; each member only where it applies. */
+export const requirementEvidence = z.object({
+  contract: z.optional(
+    z.object({
+      operator_id: z.string(),
+      operator_revision: revision,
+      field: z.string(),
+      source: z.optional(sourceLocation),
+    }),
+  ),
+  graph: z.optional(
+    z.object({
+      node_id: z.string(),
+      port: z.optional(z.string()),
+      param: z.optional(z.string()),
+      pinned_revision: z.optional(revision),
+    }),
+  ),
+  file: z.optional(
+    z.object({
+      path: z.string(),
+      found: z.boolean(),
+      recorded_digest: z.optional(revision),
+      found_digest: z.optional(revision),
+      recorded_location: z.optional(z.string()),
+    }),
+  ),
+});
 
 export const readinessItem = z.object({
   id: z.string(),
@@ -315,6 +351,7 @@ export const readinessItem = z.object({
       source_url: z.optional(z.string()),
     }),
   ),
+  evidence: requirementEvidence,
 });
 
 export const inputControl = z.object({

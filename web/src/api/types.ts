@@ -32,6 +32,7 @@ export type OperatorReply = z.infer<typeof s.operatorReply>;
 export type Assessment = z.infer<typeof s.assessment>;
 export type ReadinessItem = z.infer<typeof s.readinessItem>;
 export type ReadinessResolution = z.infer<typeof s.readinessResolution>;
+export type RequirementEvidence = z.infer<typeof s.requirementEvidence>;
 export type NodeAssessment = z.infer<typeof s.nodeAssessment>;
 export type ItemKind = z.infer<typeof s.itemKind>;
 export type ParamValue = WorkflowNode["params"][string];

@@ -5,6 +5,7 @@ import { familyColor } from "../canvas/portTypes";
 import { splitTitle } from "../canvas/titles";
 import { acceptedTypes } from "../domain/ports";
 import type { ContractEntry } from "../state/contracts";
+import { Why } from "../readiness/Why";
 import { ParamField } from "./ParamField";
 
 export interface FieldFocus {
@@ -121,6 +122,7 @@ function NodeInspector({
             {open.map((item) => (
               <li key={item.id} className={`need need--${item.kind}`}>
                 {item.title}
+                <Why evidence={item.evidence} />
               </li>
             ))}
           </ul>

@@ -1,6 +1,7 @@
 import type { Assessment, ReadinessItem, ReadinessResolution } from "../api/types";
 import { KIND_LABELS } from "./StatusBar";
 import { actionFor, actionLabel, formatBytes } from "./resolutions";
+import { Why } from "./Why";
 
 export interface RequirementsPanelProps {
   readonly readiness: Assessment;
@@ -70,6 +71,7 @@ function Requirement({
       </div>
       <h4 className="requirement__title">{item.title}</h4>
       {item.detail && <p className="requirement__detail">{item.detail}</p>}
+      <Why evidence={item.evidence} />
       {guidance.map((r) => (
         <p key={r.id} className="requirement__guidance">
           {r.label}

@@ -2,6 +2,7 @@ import type { Assessment, ItemKind, ReadinessItem, ReadinessResolution } from ".
 import { actionFor, actionLabel } from "./resolutions";
 
 export const KIND_LABELS: Readonly<Record<ItemKind, string>> = {
+  input_origin: "Workflow file",
   parameter: "Parameters",
   input: "Inputs",
   managed_resource: "Resources",

@@ -17,6 +17,7 @@ const item = (patch: Partial<ReadinessItem>): ReadinessItem => ({
   escalatable: false,
   resolutions: [],
   recipes: [],
+  evidence: {},
   ...patch,
 });
 

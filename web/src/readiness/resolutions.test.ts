@@ -15,6 +15,7 @@ const item: ReadinessItem = {
   escalatable: true,
   resolutions: [],
   recipes: [],
+  evidence: {},
 };
 
 const resolution = (r: Partial<ReadinessResolution>): ReadinessResolution => ({

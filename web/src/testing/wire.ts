@@ -140,11 +140,12 @@ export const compileSummary = {
       title: "pixi is not available",
       detail: "Pixi is not on PATH, so the compiled package has no pixi.lock.",
       kind: "toolchain",
-      priority: 8,
+      priority: 9,
       required: false,
       escalatable: false,
       resolutions: [{ id: "toolchain:pixi:setup", kind: "setup", label: "Install Pixi 0.77 (https://pixi.sh), then compile again", recommended: true }],
       recipes: [],
+      evidence: {},
     },
   ],
 };

@@ -84,8 +84,40 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
             }
         }
     }
+    out.push_str(NOTES);
     out
 }
+
+/// What the table alone cannot say, kept beside the table it qualifies. The
+/// quotations are from the usage text of Debian's featureCounts 2.0.3 (run
+/// `featureCounts` without arguments); the refusal of paired-end input was
+/// observed with that build.
+const NOTES: &str = "
+## Notes
+
+**Single-end featureCounts.** `quant.featurecounts` passes no `-p`, so featureCounts
+treats its input as single-end and counts every aligned read on its own, which for
+single-end data is one read per fragment. Its usage text says of `-p`: \"Specify that
+input data contain paired-end reads. To perform fragment counting (ie. counting read
+pairs), the '--countReadPairs' parameter should also be specified in addition to this
+parameter\", and of `--countReadPairs`: \"This option is only applicable for paired-end
+reads.\" Given paired-end alignments without `-p`, featureCounts 2.0.3 stops with
+`ERROR: Paired-end reads were detected in single-end read library` and writes no counts,
+so paired-end data goes to `quant.featurecounts_paired` (`-p --countReadPairs`: one
+count per fragment). The single-end proof counts single-end alignments
+(`align.samtools_sort@single`).
+
+**The metagenomics graph.** The tiny Kraken2 database the `class.kraken2` proof builds
+with `kraken2-build` is also the validation fixture of the `kraken2-database` resource
+profile (shipped in `crates/somite-runner/fixtures/kraken2-database/`; the proof test
+checks the two are the same bytes), so reads → Kraken2 → Bracken validates end to end
+through the declared stand-in for Pixi and Nextflow (`somite-pixi-standin`, which runs
+no tool). Its Kraken2 task is proven above with the real binary. Bracken is not:
+Debian has no `bracken` package, and the database holds no `database*.kmer_distrib`
+(only `bracken-build` makes one), so the stand-in validation shows the graph's wiring,
+staging and outputs, not an abundance estimate; a validation with the real Bracken
+fails on this database rather than report one.
+";
 
 /// `name version` pairs, joined.
 pub fn pins<'a>(pins: impl Iterator<Item = (&'a String, &'a String)>) -> String {

@@ -152,9 +152,12 @@ pub fn paired_qc() -> TestProject {
     )
 }
 
-/// Paired reads classified by Kraken2 against a local database: the
-/// database root (a Directory) has no representative fixture.
-pub fn kraken_classification() -> TestProject {
+/// The metagenomics graph: paired reads classified by Kraken2 against a
+/// local database, and Bracken re-estimating abundance from Kraken2's report
+/// with the same database. The database root provides the
+/// `kraken2-database` resource profile, so validation binds it to the tiny
+/// Kraken2 database fixture.
+pub fn metagenomics() -> TestProject {
     project_with(
         &[
             ("data/R1.fastq", b"@r1\nACGT\n+\nIIII\n"),
@@ -169,9 +172,49 @@ pub fn kraken_classification() -> TestProject {
             ),
             add("db", "files.import_kraken2_database", json!({"path": "db"})),
             add("classify", "class.kraken2", json!({})),
+            add("abundance", "class.bracken", json!({})),
             connect("e1", ("reads", "r1"), ("classify", "r1")),
             connect("e2", ("reads", "r2"), ("classify", "r2")),
             connect("e3", ("db", "db"), ("classify", "db")),
+            connect("e4", ("classify", "report"), ("abundance", "kraken_report")),
+            connect("e5", ("db", "db"), ("abundance", "db")),
+        ],
+    )
+}
+
+/// A VCF imported by a project's own source operator and indexed: Somite
+/// has no representative VCF, so validation cannot bind that root.
+pub fn project_vcf_source() -> TestProject {
+    const SOURCE: &[u8] = br#"id = "files.import_vcf_here"
+title = "Import a VCF"
+palette = "Inputs"
+kind = "source"
+cost = "trivial"
+
+[[params]]
+name = "path"
+type = "string"
+label = "VCF file"
+required = true
+
+[[ports.out]]
+name = "vcf"
+type = "Vcf"
+import_param = "path"
+"#;
+    project_with(
+        &[
+            (".somite/operators/files.import_vcf_here.toml", SOURCE),
+            ("data/calls.vcf", b"##fileformat=VCFv4.2\n"),
+        ],
+        vec![
+            add(
+                "calls",
+                "files.import_vcf_here",
+                json!({"path": "data/calls.vcf"}),
+            ),
+            add("view", "var.bcftools_view", json!({})),
+            connect("e1", ("calls", "vcf"), ("view", "variants")),
         ],
     )
 }

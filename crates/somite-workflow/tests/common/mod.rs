@@ -182,10 +182,17 @@ type = "Text"
 "#,
 ];
 
+/// The test contracts, parsed as the catalog parses a file: each named
+/// `test/<id>.toml`, so requirements can cite their lines.
 pub fn contracts() -> Vec<OperatorContract> {
     CONTRACTS
         .iter()
-        .map(|t| OperatorContract::from_toml(t).expect("test contract is valid"))
+        .map(|t| {
+            let id = OperatorContract::from_toml(t)
+                .expect("test contract is valid")
+                .id;
+            Catalog::parse_contract(&format!("test/{id}.toml"), t).expect("test contract is valid")
+        })
         .collect()
 }
 
