@@ -76,7 +76,7 @@ enum Step {
     /// Exit abruptly with this code, mid-turn (after 100 ms, so what was
     /// said so far is written).
     Crash(i32),
-    /// Write one line of this many bytes (no JSON), then wait.
+    /// Write one line of this many bytes (no JSON), then hang until signalled.
     Oversized(usize),
     /// Say which of these variables are set (never their values).
     ReportEnv(Vec<String>),
@@ -532,7 +532,11 @@ async fn run_prompt(
                 let _ = stdout.write_all(&line).await;
                 let _ = stdout.flush().await;
                 drop(stdout);
-                tokio::time::sleep(Duration::from_secs(30)).await;
+                // Hung for real: a blocking sleep keeps the process alive
+                // even after its standard input closes (the runtime waits for
+                // blocking tasks when `main` returns), so only a signal ends it.
+                let _ = tokio::task::spawn_blocking(|| std::thread::sleep(Duration::from_secs(30)))
+                    .await;
             }
             Step::ReportEnv(names) => {
                 let report: Vec<String> = names
