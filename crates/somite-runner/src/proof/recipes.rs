@@ -149,6 +149,28 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             vec![("variants", output("var.bcftools_call", "calls"))],
             vec![],
         ),
+        "var.freebayes" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("index", output("align.samtools_index", "index")),
+                ("reference", fixture(Genome)),
+                ("fai", output("ref.samtools_faidx", "fai")),
+            ],
+            vec![],
+        ),
+        "var.vcftools_filter" => prove(
+            vec![("variants", output("var.bcftools_call", "calls"))],
+            vec![],
+        ),
+        "var.bgzip" => prove(
+            vec![("variants", output("var.vcftools_filter", "filtered"))],
+            vec![],
+        ),
+        "var.bcftools_stats" => prove(
+            vec![("variants", output("var.bcftools_call", "calls"))],
+            vec![],
+        ),
+        "ref.samtools_dict" => prove(vec![("reference", fixture(Genome))], vec![]),
         "seq.seqkit_seq" => prove(vec![("sequences", fixture(Genome))], vec![]),
         "qc.fastp" => prove(paired(vec![]), vec![]),
         "qc.fastqc" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
