@@ -39,6 +39,8 @@ pub enum FixtureKind {
     ReadsR2,
     /// `kraken2_db/`: `hash.k2d`, `opts.k2d`, `taxo.k2d`.
     Kraken2Db,
+    /// `genes.bed`: the three genes' spans as BED6 intervals.
+    Regions,
 }
 
 const CHROMOSOME: &str = "chrP";
@@ -72,6 +74,7 @@ pub fn materialize(kind: FixtureKind, root: &Path) -> Result<PathBuf, RunnerErro
         FixtureKind::Transcripts => ("transcripts.fa", transcripts()),
         FixtureKind::ReadsR1 => ("reads_R1.fastq", fastq(0)),
         FixtureKind::ReadsR2 => ("reads_R2.fastq", fastq(1)),
+        FixtureKind::Regions => ("genes.bed", bed()),
         FixtureKind::Kraken2Db => return kraken2_db(root),
     };
     write_addressed(root, name, &bytes)
@@ -150,6 +153,17 @@ fn gtf() -> Vec<u8> {
             let attributes = format!("{transcript_attributes} exon_number \"{}\";", i + 1);
             row("exon", *exon_start, *exon_end, &attributes);
         }
+    }
+    out.into_bytes()
+}
+
+/// Each gene's span, 0-based half-open as BED counts, with its strand.
+fn bed() -> Vec<u8> {
+    let mut out = String::new();
+    for (gene, _, exons, strand) in GENES {
+        let start = exons[0].0 - 1;
+        let end = exons[exons.len() - 1].1;
+        out.push_str(&format!("{CHROMOSOME}\t{start}\t{end}\t{gene}\t0\t{strand}\n"));
     }
     out.into_bytes()
 }

@@ -115,6 +115,40 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             ],
             vec![],
         ),
+        "align.samtools_merge" => prove(
+            vec![
+                ("alignments_1", sorted_bam()),
+                ("alignments_2", output("align.samtools_sort@single", "sorted")),
+            ],
+            vec![],
+        ),
+        "align.samtools_fixmate" => prove(
+            vec![("alignments", output("align.bwa", "alignments"))],
+            vec![],
+        ),
+        "align.samtools_sort@fixmate" => prove(
+            vec![("alignments", output("align.samtools_fixmate", "fixed"))],
+            vec![],
+        ),
+        "align.samtools_markdup" => prove(
+            vec![("alignments", output("align.samtools_sort@fixmate", "sorted"))],
+            vec![],
+        ),
+        "align.samtools_depth" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_coverage" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_fastq" => prove(
+            vec![("alignments", output("align.bwa", "alignments"))],
+            vec![],
+        ),
+        "align.bedtools_bamtobed" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.bedtools_genomecov" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.bedtools_intersect" => prove(
+            vec![
+                ("a", output("align.bedtools_bamtobed", "intervals")),
+                ("b", fixture(Regions)),
+            ],
+            vec![],
+        ),
         "align.picard_add_read_groups" => prove(
             vec![("alignments", sorted_bam())],
             vec![("sample", json!("proof"))],
@@ -172,6 +206,8 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         ),
         "ref.samtools_dict" => prove(vec![("reference", fixture(Genome))], vec![]),
         "seq.seqkit_seq" => prove(vec![("sequences", fixture(Genome))], vec![]),
+        "seq.seqtk_sample" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "seq.seqtk_trimfq" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "qc.fastp" => prove(paired(vec![]), vec![]),
         "qc.fastqc" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "qc.multiqc" => prove(
@@ -252,8 +288,9 @@ pub fn wrapper(tool: &str) -> Option<Wrapper> {
 /// The arguments that make `tool` print its version.
 pub fn version_args(tool: &str) -> &'static [&'static str] {
     match tool {
-        // `bwa` prints its version in the usage it shows without arguments.
-        "bwa" => &[],
+        // `bwa` and `seqtk` print their version in the usage they show
+        // without arguments.
+        "bwa" | "seqtk" => &[],
         "featureCounts" => &["-v"],
         "kallisto" | "seqkit" => &["version"],
         "trimmomatic" => &["-version"],
