@@ -41,6 +41,12 @@ pub enum FixtureKind {
     Kraken2Db,
     /// `genes.bed`: the three genes' spans as BED6 intervals.
     Regions,
+    /// `annotation.gff3`: the same genes as GFF3 (gene, mRNA, exon).
+    AnnotationGff3,
+    /// `genome.fa.gz` / `annotation.gtf.gz`: the genome and its GTF,
+    /// compressed by the real `gzip`.
+    GenomeGz,
+    AnnotationGz,
 }
 
 const CHROMOSOME: &str = "chrP";
@@ -75,6 +81,9 @@ pub fn materialize(kind: FixtureKind, root: &Path) -> Result<PathBuf, RunnerErro
         FixtureKind::ReadsR1 => ("reads_R1.fastq", fastq(0)),
         FixtureKind::ReadsR2 => ("reads_R2.fastq", fastq(1)),
         FixtureKind::Regions => ("genes.bed", bed()),
+        FixtureKind::AnnotationGff3 => ("annotation.gff3", gff3()),
+        FixtureKind::GenomeGz => ("genome.fa.gz", gzip(&fasta(&[(CHROMOSOME, reference())]))?),
+        FixtureKind::AnnotationGz => ("annotation.gtf.gz", gzip(&gtf())?),
         FixtureKind::Kraken2Db => return kraken2_db(root),
     };
     write_addressed(root, name, &bytes)
@@ -155,6 +164,59 @@ fn gtf() -> Vec<u8> {
         }
     }
     out.into_bytes()
+}
+
+/// The GFF3 form of [`gtf`]: a gene, its mRNA and the mRNA's exons, tied
+/// by `ID` and `Parent`.
+fn gff3() -> Vec<u8> {
+    let mut out = String::from("##gff-version 3\n");
+    for (gene, transcript, exons, strand) in GENES {
+        let start = exons[0].0;
+        let end = exons[exons.len() - 1].1;
+        let mut row = |feature: &str, start: usize, end: usize, attributes: &str| {
+            out.push_str(&format!(
+                "{CHROMOSOME}\tsomite\t{feature}\t{start}\t{end}\t.\t{strand}\t.\t{attributes}\n"
+            ));
+        };
+        row("gene", start, end, &format!("ID={gene};Name={gene}"));
+        row("mRNA", start, end, &format!("ID={transcript};Parent={gene}"));
+        for (i, (exon_start, exon_end)) in exons.iter().enumerate() {
+            let attributes = format!("ID={transcript}.exon{};Parent={transcript}", i + 1);
+            row("exon", *exon_start, *exon_end, &attributes);
+        }
+    }
+    out.into_bytes()
+}
+
+/// `data` compressed by the real `gzip`, without a name or time stamp
+/// (`-n`), so the bytes depend only on `data` and gzip's version.
+fn gzip(data: &[u8]) -> Result<Vec<u8>, RunnerError> {
+    use std::io::Write as _;
+    let fault = |detail: String| RunnerError::ProofFixture {
+        fixture: "gzip".into(),
+        detail,
+    };
+    let mut child = Command::new("gzip")
+        .args(["-n", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| fault(format!("gzip: {e}")))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = data.to_vec();
+    // Written from another thread so a full stdout pipe cannot deadlock us.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| fault(format!("gzip: {e}")))?;
+    writer
+        .join()
+        .expect("the writer does not panic")
+        .map_err(|e| fault(format!("gzip: {e}")))?;
+    if !out.status.success() {
+        return Err(fault(String::from_utf8_lossy(&out.stderr).trim().to_owned()));
+    }
+    Ok(out.stdout)
 }
 
 /// Each gene's span, 0-based half-open as BED counts, with its strand.

@@ -208,6 +208,20 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         "seq.seqkit_seq" => prove(vec![("sequences", fixture(Genome))], vec![]),
         "seq.seqtk_sample" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "seq.seqtk_trimfq" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "ref.gunzip_fasta" => prove(vec![("archive", fixture(GenomeGz))], vec![]),
+        "ref.gunzip_gtf" => prove(vec![("archive", fixture(AnnotationGz))], vec![]),
+        "files.unzip" => prove(
+            vec![("archive", output("qc.fastqc", "report_zip"))],
+            vec![],
+        ),
+        "annot.gffread_transcripts" => prove(
+            vec![
+                ("annotation", fixture(Annotation)),
+                ("reference", fixture(Genome)),
+            ],
+            vec![],
+        ),
+        "annot.gffread_gtf" => prove(vec![("annotation", fixture(AnnotationGff3))], vec![]),
         "qc.fastp" => prove(paired(vec![]), vec![]),
         "qc.fastqc" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "qc.multiqc" => prove(
