@@ -179,7 +179,12 @@ fn gff3() -> Vec<u8> {
             ));
         };
         row("gene", start, end, &format!("ID={gene};Name={gene}"));
-        row("mRNA", start, end, &format!("ID={transcript};Parent={gene}"));
+        row(
+            "mRNA",
+            start,
+            end,
+            &format!("ID={transcript};Parent={gene}"),
+        );
         for (i, (exon_start, exon_end)) in exons.iter().enumerate() {
             let attributes = format!("ID={transcript}.exon{};Parent={transcript}", i + 1);
             row("exon", *exon_start, *exon_end, &attributes);
@@ -214,7 +219,9 @@ fn gzip(data: &[u8]) -> Result<Vec<u8>, RunnerError> {
         .expect("the writer does not panic")
         .map_err(|e| fault(format!("gzip: {e}")))?;
     if !out.status.success() {
-        return Err(fault(String::from_utf8_lossy(&out.stderr).trim().to_owned()));
+        return Err(fault(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        ));
     }
     Ok(out.stdout)
 }
@@ -225,7 +232,9 @@ fn bed() -> Vec<u8> {
     for (gene, _, exons, strand) in GENES {
         let start = exons[0].0 - 1;
         let end = exons[exons.len() - 1].1;
-        out.push_str(&format!("{CHROMOSOME}\t{start}\t{end}\t{gene}\t0\t{strand}\n"));
+        out.push_str(&format!(
+            "{CHROMOSOME}\t{start}\t{end}\t{gene}\t0\t{strand}\n"
+        ));
     }
     out.into_bytes()
 }

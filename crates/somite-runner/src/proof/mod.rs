@@ -71,7 +71,7 @@ pub struct Proof {
     /// A wrapper the proof put on `PATH` because Debian names the tool
     /// differently from bioconda, as the wrapper's script.
     pub wrapper: Option<String>,
-    /// The bioconda pins the contract declares.
+    /// The conda pins the contract declares (bioconda, or conda-forge).
     pub pinned: BTreeMap<String, String>,
     /// The cpus the script was rendered with (`task.cpus`).
     pub cpus: u32,
@@ -134,7 +134,7 @@ impl Proof {
             .iter()
             .map(|(name, version)| format!("{name} {version}"))
             .collect();
-        out.push_str(&format!("pinned   {} (bioconda)\n", pins.join(", ")));
+        out.push_str(&format!("pinned   {} (conda)\n", pins.join(", ")));
         out.push_str(&format!(
             "script   {} (cpus {})\n",
             self.script_digest, self.cpus
@@ -602,7 +602,10 @@ mod tests {
         );
         assert_eq!(
             dpkg_names(Path::new("/usr/lib/jvm/java")),
-            [PathBuf::from("/usr/lib/jvm/java"), PathBuf::from("/lib/jvm/java")]
+            [
+                PathBuf::from("/usr/lib/jvm/java"),
+                PathBuf::from("/lib/jvm/java")
+            ]
         );
         assert_eq!(
             dpkg_names(Path::new("/usr/share/java/x.jar")),

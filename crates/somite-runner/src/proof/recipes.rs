@@ -118,7 +118,10 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         "align.samtools_merge" => prove(
             vec![
                 ("alignments_1", sorted_bam()),
-                ("alignments_2", output("align.samtools_sort@single", "sorted")),
+                (
+                    "alignments_2",
+                    output("align.samtools_sort@single", "sorted"),
+                ),
             ],
             vec![],
         ),
@@ -131,7 +134,10 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             vec![],
         ),
         "align.samtools_markdup" => prove(
-            vec![("alignments", output("align.samtools_sort@fixmate", "sorted"))],
+            vec![(
+                "alignments",
+                output("align.samtools_sort@fixmate", "sorted"),
+            )],
             vec![],
         ),
         "align.samtools_depth" => prove(vec![("alignments", sorted_bam())], vec![]),
@@ -210,10 +216,7 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         "seq.seqtk_trimfq" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "ref.gunzip_fasta" => prove(vec![("archive", fixture(GenomeGz))], vec![]),
         "ref.gunzip_gtf" => prove(vec![("archive", fixture(AnnotationGz))], vec![]),
-        "files.unzip" => prove(
-            vec![("archive", output("qc.fastqc", "report_zip"))],
-            vec![],
-        ),
+        "files.unzip" => prove(vec![("archive", output("qc.fastqc", "report_zip"))], vec![]),
         "annot.gffread_transcripts" => prove(
             vec![
                 ("annotation", fixture(Annotation)),
