@@ -108,6 +108,7 @@ const REQUIRED_IDS: &[&str] = &[
     "annot.gffread_gtf",
     "seq.seqtk_sample",
     "seq.seqtk_trimfq",
+    "seq.seqtk_fasta",
     "asm.flye",
     "class.krona",
 ];

@@ -213,6 +213,7 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         "ref.samtools_dict" => prove(vec![("reference", fixture(Genome))], vec![]),
         "seq.seqkit_seq" => prove(vec![("sequences", fixture(Genome))], vec![]),
         "seq.seqtk_sample" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "seq.seqtk_fasta" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "seq.seqtk_trimfq" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "ref.gunzip_fasta" => prove(vec![("archive", fixture(GenomeGz))], vec![]),
         "ref.gunzip_gtf" => prove(vec![("archive", fixture(AnnotationGz))], vec![]),
