@@ -1,5 +1,6 @@
-//! The proofs' inputs: a tiny genome, its annotation, reads simulated from
-//! it, and a Kraken2 database built from it, all generated here.
+//! The proofs' inputs: a tiny genome, its annotation (GTF, GFF3 and the
+//! genes as BED), reads simulated from it, and a Kraken2 database built
+//! from it, all generated here.
 //!
 //! Validation's fixtures ([`crate::fixtures`]) are eight read pairs on
 //! 600 bp: enough to show a pipeline runs, too little for an assembler to
@@ -11,7 +12,10 @@
 //! so callers call them, a third of them from a spliced transcript, so
 //! splice-aware aligners find a junction. Everything is a function of constants, so every
 //! machine generates the same bytes; each file is written once under
-//! `<root>/<blake3 hex>/<name>`, its content address.
+//! `<root>/<blake3 hex>/<name>`, its content address. The gzipped genome and
+//! GTF are compressed by the real `gzip` without a name or time stamp, so
+//! their bytes depend only on gzip's version, and their address is still
+//! that of the bytes written.
 //!
 //! The Kraken2 database cannot be written by hand: it is built by the real
 //! `kraken2-build` from a hand-written taxonomy (two species of one genus)
