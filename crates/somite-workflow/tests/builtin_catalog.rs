@@ -76,6 +76,41 @@ const REQUIRED_IDS: &[&str] = &[
     "asm.quast",
     "annot.prokka",
     "seq.seqkit_stats",
+    "files.import_fasta_gz",
+    "files.import_gtf_gz",
+    "files.import_gff3",
+    "files.import_bed",
+    "files.import_vcf",
+    "files.import_vcf_gz",
+    "files.import_directory",
+    "files.unzip",
+    "ref.gunzip_fasta",
+    "ref.gunzip_gtf",
+    "ref.samtools_dict",
+    "qc.cutadapt",
+    "align.samtools_merge",
+    "align.samtools_fixmate",
+    "align.samtools_markdup",
+    "align.samtools_depth",
+    "align.samtools_coverage",
+    "align.samtools_fastq",
+    "align.bedtools_bamtobed",
+    "align.bedtools_genomecov",
+    "align.bedtools_intersect",
+    "align.mosdepth",
+    "align.picard_insert_size",
+    "var.freebayes",
+    "var.vcftools_filter",
+    "var.bgzip",
+    "var.bcftools_stats",
+    "quant.stringtie",
+    "annot.gffread_transcripts",
+    "annot.gffread_gtf",
+    "seq.seqtk_sample",
+    "seq.seqtk_trimfq",
+    "seq.seqtk_fasta",
+    "asm.flye",
+    "class.krona",
 ];
 
 const PALETTE_GROUPS: &[&str] = &[
@@ -118,7 +153,7 @@ fn every_required_operator_is_shipped() {
         .collect();
     assert!(missing.is_empty(), "missing operators: {missing:?}");
     assert!(
-        catalog.len() >= 40,
+        catalog.len() >= 80,
         "the catalog has {} operators",
         catalog.len()
     );
@@ -283,6 +318,13 @@ fn source_operators_import_from_a_required_path_parameter() {
         ("files.import_fasta", PortType::Fasta),
         ("files.import_bam", PortType::Bam),
         ("files.import_gtf", PortType::Gtf),
+        ("files.import_fasta_gz", PortType::FastaGz),
+        ("files.import_gtf_gz", PortType::GtfGz),
+        ("files.import_gff3", PortType::Gff3),
+        ("files.import_bed", PortType::Bed),
+        ("files.import_vcf", PortType::Vcf),
+        ("files.import_vcf_gz", PortType::VcfGz),
+        ("files.import_directory", PortType::Directory),
     ] {
         let c = contract(&catalog, id);
         assert_eq!(c.kind, OperatorKind::Source, "{id}");

@@ -1,5 +1,6 @@
 //! `docs/operator-proofs.md`: which tool operators are proven here, against
-//! which Debian build, beside the bioconda version the contract pins, and
+//! which Debian build, beside the conda version the contract pins (from
+//! bioconda, or conda-forge for general tools such as gzip), and
 //! why the others are not.
 //!
 //! The table is generated from the proofs themselves (the proofs test
@@ -39,7 +40,8 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
          parameters in the declared (base64) environment variables, no Pixi activation, and the\n\
          Debian build of the tool on `PATH`. It proves the contract's flags, staging, quoting and\n\
          output names against a real tool; it does not prove Nextflow's scheduling or the pinned\n\
-         bioconda build, which is newer than Debian's. Run one with `somite operator prove ID`.\n\n",
+         conda build (bioconda's, or conda-forge's for general tools), which is usually newer than\n\
+         Debian's. Run one with `somite operator prove ID`.\n\n",
     );
     let _ = writeln!(
         out,
@@ -47,7 +49,7 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
         rows.len()
     );
     out.push_str(
-        "| Operator | Tool | Proven against (reported; Debian package) | Pinned (bioconda) | Status |\n\
+        "| Operator | Tool | Proven against (reported; Debian package) | Pinned (conda) | Status |\n\
          |---|---|---|---|---|\n",
     );
     for row in rows {

@@ -1,5 +1,6 @@
-//! The proofs' inputs: a tiny genome, its annotation, reads simulated from
-//! it, and a Kraken2 database built from it, all generated here.
+//! The proofs' inputs: a tiny genome, its annotation (GTF, GFF3 and the
+//! genes as BED), reads simulated from it, and a Kraken2 database built
+//! from it, all generated here.
 //!
 //! Validation's fixtures ([`crate::fixtures`]) are eight read pairs on
 //! 600 bp: enough to show a pipeline runs, too little for an assembler to
@@ -11,7 +12,10 @@
 //! so callers call them, a third of them from a spliced transcript, so
 //! splice-aware aligners find a junction. Everything is a function of constants, so every
 //! machine generates the same bytes; each file is written once under
-//! `<root>/<blake3 hex>/<name>`, its content address.
+//! `<root>/<blake3 hex>/<name>`, its content address. The gzipped genome and
+//! GTF are compressed by the real `gzip` without a name or time stamp, so
+//! their bytes depend only on gzip's version, and their address is still
+//! that of the bytes written.
 //!
 //! The Kraken2 database cannot be written by hand: it is built by the real
 //! `kraken2-build` from a hand-written taxonomy (two species of one genus)
@@ -42,6 +46,14 @@ pub enum FixtureKind {
     ReadsR2,
     /// `kraken2_db/`: `hash.k2d`, `opts.k2d`, `taxo.k2d`.
     Kraken2Db,
+    /// `genes.bed`: the three genes' spans as BED6 intervals.
+    Regions,
+    /// `annotation.gff3`: the same genes as GFF3 (gene, mRNA, exon).
+    AnnotationGff3,
+    /// `genome.fa.gz` / `annotation.gtf.gz`: the genome and its GTF,
+    /// compressed by the real `gzip`.
+    GenomeGz,
+    AnnotationGz,
 }
 
 const CHROMOSOME: &str = "chrP";
@@ -75,6 +87,10 @@ pub fn materialize(kind: FixtureKind, root: &Path) -> Result<PathBuf, RunnerErro
         FixtureKind::Transcripts => ("transcripts.fa", transcripts()),
         FixtureKind::ReadsR1 => ("reads_R1.fastq", fastq(0)),
         FixtureKind::ReadsR2 => ("reads_R2.fastq", fastq(1)),
+        FixtureKind::Regions => ("genes.bed", bed()),
+        FixtureKind::AnnotationGff3 => ("annotation.gff3", gff3()),
+        FixtureKind::GenomeGz => ("genome.fa.gz", gzip(&fasta(&[(CHROMOSOME, reference())]))?),
+        FixtureKind::AnnotationGz => ("annotation.gtf.gz", gzip(&gtf())?),
         FixtureKind::Kraken2Db => return kraken2_db(root),
     };
     write_addressed(root, name, &bytes)
@@ -153,6 +169,79 @@ fn gtf() -> Vec<u8> {
             let attributes = format!("{transcript_attributes} exon_number \"{}\";", i + 1);
             row("exon", *exon_start, *exon_end, &attributes);
         }
+    }
+    out.into_bytes()
+}
+
+/// The GFF3 form of [`gtf`]: a gene, its mRNA and the mRNA's exons, tied
+/// by `ID` and `Parent`.
+fn gff3() -> Vec<u8> {
+    let mut out = String::from("##gff-version 3\n");
+    for (gene, transcript, exons, strand) in GENES {
+        let start = exons[0].0;
+        let end = exons[exons.len() - 1].1;
+        let mut row = |feature: &str, start: usize, end: usize, attributes: &str| {
+            out.push_str(&format!(
+                "{CHROMOSOME}\tsomite\t{feature}\t{start}\t{end}\t.\t{strand}\t.\t{attributes}\n"
+            ));
+        };
+        row("gene", start, end, &format!("ID={gene};Name={gene}"));
+        row(
+            "mRNA",
+            start,
+            end,
+            &format!("ID={transcript};Parent={gene}"),
+        );
+        for (i, (exon_start, exon_end)) in exons.iter().enumerate() {
+            let attributes = format!("ID={transcript}.exon{};Parent={transcript}", i + 1);
+            row("exon", *exon_start, *exon_end, &attributes);
+        }
+    }
+    out.into_bytes()
+}
+
+/// `data` compressed by the real `gzip`, without a name or time stamp
+/// (`-n`), so the bytes depend only on `data` and gzip's version.
+fn gzip(data: &[u8]) -> Result<Vec<u8>, RunnerError> {
+    use std::io::Write as _;
+    let fault = |detail: String| RunnerError::ProofFixture {
+        fixture: "gzip".into(),
+        detail,
+    };
+    let mut child = Command::new("gzip")
+        .args(["-n", "-c"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| fault(format!("gzip: {e}")))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = data.to_vec();
+    // Written from another thread so a full stdout pipe cannot deadlock us.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| fault(format!("gzip: {e}")))?;
+    writer
+        .join()
+        .expect("the writer does not panic")
+        .map_err(|e| fault(format!("gzip: {e}")))?;
+    if !out.status.success() {
+        return Err(fault(
+            String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        ));
+    }
+    Ok(out.stdout)
+}
+
+/// Each gene's span, 0-based half-open as BED counts, with its strand.
+fn bed() -> Vec<u8> {
+    let mut out = String::new();
+    for (gene, _, exons, strand) in GENES {
+        let start = exons[0].0 - 1;
+        let end = exons[exons.len() - 1].1;
+        out.push_str(&format!(
+            "{CHROMOSOME}\t{start}\t{end}\t{gene}\t0\t{strand}\n"
+        ));
     }
     out.into_bytes()
 }

@@ -71,7 +71,7 @@ pub struct Proof {
     /// A wrapper the proof put on `PATH` because Debian names the tool
     /// differently from bioconda, as the wrapper's script.
     pub wrapper: Option<String>,
-    /// The bioconda pins the contract declares.
+    /// The conda pins the contract declares (bioconda, or conda-forge).
     pub pinned: BTreeMap<String, String>,
     /// The cpus the script was rendered with (`task.cpus`).
     pub cpus: u32,
@@ -134,7 +134,7 @@ impl Proof {
             .iter()
             .map(|(name, version)| format!("{name} {version}"))
             .collect();
-        out.push_str(&format!("pinned   {} (bioconda)\n", pins.join(", ")));
+        out.push_str(&format!("pinned   {} (conda)\n", pins.join(", ")));
         out.push_str(&format!(
             "script   {} (cpus {})\n",
             self.script_digest, self.cpus
@@ -560,9 +560,12 @@ fn reported_version(tool: &str, path: &str, home: &Path) -> Option<String> {
 /// The Debian package that installed `file`, from `dpkg`.
 fn debian_package(file: &Path) -> Option<DebianPackage> {
     let owned = std::fs::canonicalize(file).ok()?;
-    let out = Command::new("dpkg").arg("-S").arg(&owned).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let name = text.lines().next()?.split(':').next()?.trim().to_owned();
+    let name = dpkg_names(&owned).into_iter().find_map(|path| {
+        let out = Command::new("dpkg").arg("-S").arg(&path).output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let name = text.lines().next()?.split(':').next()?.trim().to_owned();
+        Some(name).filter(|n| !n.is_empty())
+    })?;
     let version = Command::new("dpkg-query")
         .args(["-W", "-f=${Version}", &name])
         .output()
@@ -572,4 +575,41 @@ fn debian_package(file: &Path) -> Option<DebianPackage> {
         name,
     })
     .filter(|p| !p.name.is_empty() && !p.version.is_empty())
+}
+
+/// The names `dpkg -S` may know a file by: on a merged-`/usr` system
+/// `/bin` links to `/usr/bin`, so a file found as `/usr/bin/gzip` was
+/// installed (and is listed) as `/bin/gzip`.
+fn dpkg_names(path: &Path) -> Vec<PathBuf> {
+    let mut names = vec![path.to_path_buf()];
+    for merged in ["bin", "sbin", "lib"] {
+        if let Ok(rest) = path.strip_prefix(Path::new("/usr").join(merged)) {
+            names.push(Path::new("/").join(merged).join(rest));
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_merged_usr_file_is_also_looked_up_under_its_root_name() {
+        assert_eq!(
+            dpkg_names(Path::new("/usr/bin/gzip")),
+            [PathBuf::from("/usr/bin/gzip"), PathBuf::from("/bin/gzip")]
+        );
+        assert_eq!(
+            dpkg_names(Path::new("/usr/lib/jvm/java")),
+            [
+                PathBuf::from("/usr/lib/jvm/java"),
+                PathBuf::from("/lib/jvm/java")
+            ]
+        );
+        assert_eq!(
+            dpkg_names(Path::new("/usr/share/java/x.jar")),
+            [PathBuf::from("/usr/share/java/x.jar")]
+        );
+    }
 }

@@ -115,6 +115,46 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             ],
             vec![],
         ),
+        "align.samtools_merge" => prove(
+            vec![
+                ("alignments_1", sorted_bam()),
+                (
+                    "alignments_2",
+                    output("align.samtools_sort@single", "sorted"),
+                ),
+            ],
+            vec![],
+        ),
+        "align.samtools_fixmate" => prove(
+            vec![("alignments", output("align.bwa", "alignments"))],
+            vec![],
+        ),
+        "align.samtools_sort@fixmate" => prove(
+            vec![("alignments", output("align.samtools_fixmate", "fixed"))],
+            vec![],
+        ),
+        "align.samtools_markdup" => prove(
+            vec![(
+                "alignments",
+                output("align.samtools_sort@fixmate", "sorted"),
+            )],
+            vec![],
+        ),
+        "align.samtools_depth" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_coverage" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.samtools_fastq" => prove(
+            vec![("alignments", output("align.bwa", "alignments"))],
+            vec![],
+        ),
+        "align.bedtools_bamtobed" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.bedtools_genomecov" => prove(vec![("alignments", sorted_bam())], vec![]),
+        "align.bedtools_intersect" => prove(
+            vec![
+                ("a", output("align.bedtools_bamtobed", "intervals")),
+                ("b", fixture(Regions)),
+            ],
+            vec![],
+        ),
         "align.picard_add_read_groups" => prove(
             vec![("alignments", sorted_bam())],
             vec![("sample", json!("proof"))],
@@ -149,7 +189,70 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             vec![("variants", output("var.bcftools_call", "calls"))],
             vec![],
         ),
+        "var.freebayes" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("index", output("align.samtools_index", "index")),
+                ("reference", fixture(Genome)),
+                ("fai", output("ref.samtools_faidx", "fai")),
+            ],
+            vec![],
+        ),
+        "var.vcftools_filter" => prove(
+            vec![("variants", output("var.bcftools_call", "calls"))],
+            vec![],
+        ),
+        "var.bgzip" => prove(
+            vec![("variants", output("var.vcftools_filter", "filtered"))],
+            vec![],
+        ),
+        "var.bcftools_stats" => prove(
+            vec![("variants", output("var.bcftools_call", "calls"))],
+            vec![],
+        ),
+        "ref.samtools_dict" => prove(vec![("reference", fixture(Genome))], vec![]),
         "seq.seqkit_seq" => prove(vec![("sequences", fixture(Genome))], vec![]),
+        "seq.seqtk_sample" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "seq.seqtk_fasta" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "seq.seqtk_trimfq" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
+        "ref.gunzip_fasta" => prove(vec![("archive", fixture(GenomeGz))], vec![]),
+        "ref.gunzip_gtf" => prove(vec![("archive", fixture(AnnotationGz))], vec![]),
+        "files.unzip" => prove(vec![("archive", output("qc.fastqc", "report_zip"))], vec![]),
+        "annot.gffread_transcripts" => prove(
+            vec![
+                ("annotation", fixture(Annotation)),
+                ("reference", fixture(Genome)),
+            ],
+            vec![],
+        ),
+        "annot.gffread_gtf" => prove(vec![("annotation", fixture(AnnotationGff3))], vec![]),
+        "qc.cutadapt" => prove(paired(vec![]), vec![]),
+        "quant.stringtie" => prove(
+            vec![
+                ("alignments", output("align.star", "alignments")),
+                ("annotation", fixture(Annotation)),
+            ],
+            vec![],
+        ),
+        "align.mosdepth" => prove(
+            vec![
+                ("alignments", sorted_bam()),
+                ("index", output("align.samtools_index", "index")),
+            ],
+            vec![],
+        ),
+        "asm.flye" => Some(Err(
+            "Debian's flye 2.9.1 polishes by running minimap2 with `--secondary-seq`, \
+             which Debian's minimap2 2.24 refuses (bioconda's flye brings its own)",
+        )),
+        "class.krona" => Some(Err(
+            "Krona is not packaged in Debian (bookworm); its taxonomy also needs a \
+             download (ktUpdateTaxonomy.sh)",
+        )),
+        "align.picard_insert_size" => Some(Err(
+            "Picard draws the required histogram with R, which Debian's picard-tools does \
+             not install and the CI budget leaves out (bioconda's picard depends on r-base)",
+        )),
         "qc.fastp" => prove(paired(vec![]), vec![]),
         "qc.fastqc" => prove(vec![("reads", fixture(ReadsR1))], vec![]),
         "qc.multiqc" => prove(
@@ -230,8 +333,9 @@ pub fn wrapper(tool: &str) -> Option<Wrapper> {
 /// The arguments that make `tool` print its version.
 pub fn version_args(tool: &str) -> &'static [&'static str] {
     match tool {
-        // `bwa` prints its version in the usage it shows without arguments.
-        "bwa" => &[],
+        // `bwa` and `seqtk` print their version in the usage they show
+        // without arguments.
+        "bwa" | "seqtk" => &[],
         "featureCounts" => &["-v"],
         "kallisto" | "seqkit" => &["version"],
         "trimmomatic" => &["-version"],
