@@ -57,8 +57,8 @@ pub enum Tok {
     },
     /// An operator or bracket, longest match first (`?.`, `->`, `==`, `{`).
     Punct(&'static str),
-    /// A line break outside brackets-insensitive contexts; statements end
-    /// at line breaks in Groovy, so the parser needs them.
+    /// A line break outside strings and comments: Groovy ends statements
+    /// at line breaks, so the readers need them.
     Newline,
     /// A byte that starts no token (a stray `\`, `#`, a non-ASCII byte).
     Other(u8),

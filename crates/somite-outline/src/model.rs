@@ -2,10 +2,9 @@
 //! tools return, so every type derives `Serialize` and `JsonSchema` here,
 //! where it is owned, rather than in a mirror.
 //!
-//! Every item carries the [`Location`] it was read from. Lists are ordered
-//! by location (file in the order the outline reached it from the entry
-//! script, then line), so two outlines of one tree serialize byte for byte
-//! the same.
+//! Every item carries the [`Location`] it was read from. Lists of items are
+//! ordered by location (file path, then line), so two outlines of one tree
+//! serialize byte for byte the same.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,7 +32,8 @@ pub struct Outline {
     /// Parameters of the schema (by group, then line), then those only
     /// `nextflow.config` declares.
     pub params: Vec<Param>,
-    /// Script files outlined: the entry and what its includes reach.
+    /// Script files outlined, by path: the entry and what its includes
+    /// reach.
     pub files: Vec<String>,
     pub includes: Vec<Include>,
     pub workflows: Vec<Workflow>,

@@ -471,6 +471,23 @@ impl Reader<'_> {
                 i = open + 1;
                 continue;
             }
+            if let Some(pipe) = self.piped_into(i, range.start) {
+                // `input | NAME`: the input is what the previous `|` passes
+                // on, else the statement up to this `|`.
+                let from = (range.start..pipe)
+                    .rev()
+                    .find(|&j| self.punct(j, "|"))
+                    .map_or(range.start, |j| j + 1);
+                flow.calls.push(Call {
+                    name: self.ident(i).unwrap_or_default().to_owned(),
+                    target: None,
+                    arguments: vec![Argument {
+                        text: text(self.src, self.tokens, from..pipe),
+                        sources: self.sources(flow, from..pipe).into_iter().collect(),
+                    }],
+                    location: self.location(i),
+                });
+            }
             i += 1;
         }
 
@@ -482,7 +499,7 @@ impl Reader<'_> {
         if let Some(var) = self.ident(s)
             && self.punct(s + 1, "=")
         {
-            let sources = self.sources(flow, s + 2..range.end);
+            let sources = self.sources(flow, last_stage(self.tokens, s + 2..range.end));
             flow.assign(var, sources, conditional);
         }
         for j in range.clone() {
@@ -508,6 +525,17 @@ impl Reader<'_> {
         }
         let open = next_significant(self.tokens, i + 1, end)?;
         self.punct(open, "(").then(|| name.to_owned())
+    }
+
+    /// The `|` before a callable at `i` that a channel is piped into
+    /// (`ch | NAME`), not called with parentheses.
+    fn piped_into(&self, i: usize, start: usize) -> Option<usize> {
+        let name = self.ident(i)?;
+        if !self.callables.contains(name) || self.punct(i + 1, "(") || self.punct(i + 1, ".") {
+            return None;
+        }
+        let pipe = (start..i).rev().find(|&j| !self.tokens[j].is_newline())?;
+        self.punct(pipe, "|").then_some(pipe)
     }
 
     fn after_dot(&self, i: usize) -> bool {
@@ -559,12 +587,20 @@ impl Reader<'_> {
                     n += used;
                     continue;
                 }
-                if at(n + 1).is_some_and(|t| t.is_punct("(")) {
+                // `NAME(…)` (its result, not its arguments), or a bare
+                // `NAME` piped into (`ch | NAME`).
+                if !dot {
                     out.insert(ChannelSource::Output {
                         call: name.to_owned(),
                         output: OutputSelector::All,
                     });
                     n += 1;
+                    if at(n).is_some_and(|t| t.is_punct("("))
+                        && let Some(close) = close_of(self.tokens, sig[n], self.max_nesting)
+                        && let Some(after) = sig.iter().position(|&i| i == close)
+                    {
+                        n = after + 1;
+                    }
                     continue;
                 }
             }
@@ -831,6 +867,22 @@ fn collect_images(tokens: &[Token], out: &mut Vec<String>) {
             }
         }
     }
+}
+
+/// The last stage of a pipe (`a | B | C` → `C`): what the expression's
+/// value comes from. Without a `|` outside brackets, the whole range.
+fn last_stage(tokens: &[Token], range: Range<usize>) -> Range<usize> {
+    let mut depth = 0usize;
+    let mut start = range.start;
+    for i in range.clone() {
+        match tokens[i].tok {
+            Tok::Punct("{" | "(" | "[") => depth += 1,
+            Tok::Punct("}" | ")" | "]") => depth = depth.saturating_sub(1),
+            Tok::Punct("|") if depth == 0 => start = i + 1,
+            _ => {}
+        }
+    }
+    start..range.end
 }
 
 /// What a workflow body has shown so far.

@@ -230,6 +230,29 @@ process SUMMARY {
 }
 
 #[test]
+fn channels_piped_into_processes_are_calls() {
+    let main = "include { A; B } from './m'\nworkflow {\n    ch = Channel.of(params.x) | A | B\n    B.out.view()\n    C(ch)\n}\nprocess C {\n  input:\n  val x\n  exec:\n  x\n}\n";
+    let module = "process A {\n  input:\n  val x\n  output:\n  val x\n  exec:\n  x\n}\nprocess B {\n  input:\n  val x\n  output:\n  val x\n  exec:\n  x\n}\n";
+    let dir = tree(&[("main.nf", main.as_bytes()), ("m.nf", module.as_bytes())]);
+    let outline = outline(dir.path()).unwrap();
+    let main = entry(&outline.workflows);
+    let calls: Vec<(&str, Vec<ChannelSource>)> = main
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.arguments[0].sources.clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("A", vec![ChannelSource::Param { name: "x".into() }]),
+            ("B", vec![output("A", OutputSelector::All)]),
+            ("C", vec![output("B", OutputSelector::All)]),
+        ]
+    );
+    assert!(main.calls.iter().all(|c| c.target.is_some()));
+}
+
+#[test]
 fn a_module_without_a_directive_gets_the_environment_beside_it() {
     let module = "process P {\n  output:\n  stdout\n  script:\n  'echo'\n}\n";
     let dir = tree(&[
