@@ -474,16 +474,12 @@ impl<'a> Tree<'a> {
         }
     }
 
-    /// The absolute path of a relative one when it is a regular file inside
-    /// the root (a link is followed only while it stays inside).
+    /// The real path of a relative one when it is a regular file inside the
+    /// root: links, of the file or of a folder on the way, are followed only
+    /// while they stay inside.
     fn confined(&self, rel: &str) -> Option<PathBuf> {
-        let path = self.root.join(rel);
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        if meta.file_type().is_symlink() {
-            let target = path.canonicalize().ok()?;
-            return (target.starts_with(&self.root) && target.is_file()).then_some(target);
-        }
-        meta.is_file().then_some(path)
+        let target = self.root.join(rel).canonicalize().ok()?;
+        (target.starts_with(&self.root) && target.is_file()).then_some(target)
     }
 
     fn is_file(&self, rel: &str) -> bool {

@@ -714,11 +714,15 @@ impl Reader<'_> {
                     .filter_map(|t| t.constant_str()),
             ),
             "conda" => {
-                let packages = self
-                    .single_string(args)
-                    .and_then(Token::constant_str)
-                    .map(|spec| spec.split_whitespace().map(str::to_owned).collect())
-                    .unwrap_or_default();
+                // `conda 'a::b=1 c'`, and the older
+                // `conda (params.enable_conda ? 'a::b=1' : null)`.
+                let mut specs = Vec::new();
+                collect_constants(&self.tokens[args], &mut specs);
+                let packages = specs
+                    .iter()
+                    .filter(|spec| !(spec.ends_with(".yml") || spec.ends_with(".yaml")))
+                    .flat_map(|spec| spec.split_whitespace().map(str::to_owned))
+                    .collect();
                 process.conda = Some(Conda {
                     directive: Some(self.directive_value(s + 1..range.end)),
                     packages,
@@ -727,7 +731,7 @@ impl Reader<'_> {
             }
             "container" => {
                 let mut images: Vec<String> = Vec::new();
-                collect_images(&self.tokens[args], &mut images);
+                collect_constants(&self.tokens[args], &mut images);
                 images.dedup();
                 process.container = Some(Container {
                     text: value,
@@ -843,8 +847,8 @@ impl Reader<'_> {
 /// The constant strings among `tokens` and inside their strings'
 /// interpolations (`"${ cond ? 'a' : 'b' }"`), except the operands of a
 /// comparison (`workflow.containerEngine == 'singularity'`): those name an
-/// engine, not an image.
-fn collect_images(tokens: &[Token], out: &mut Vec<String>) {
+/// engine, not an image or a package.
+fn collect_constants(tokens: &[Token], out: &mut Vec<String>) {
     let comparison =
         |t: Option<&Token>| t.is_some_and(|t| matches!(t.tok, Tok::Punct("==" | "!=")));
     for (i, token) in tokens.iter().enumerate() {
@@ -863,7 +867,7 @@ fn collect_images(tokens: &[Token], out: &mut Vec<String>) {
         }
         for part in parts {
             if let StrPart::Expr(inner) = part {
-                collect_images(inner, out);
+                collect_constants(inner, out);
             }
         }
     }

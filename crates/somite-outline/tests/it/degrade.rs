@@ -143,6 +143,29 @@ fn a_link_out_of_the_tree_is_not_followed() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_folder_linked_out_of_the_tree_is_not_followed() {
+    let outside = tree(&[("secret.nf", b"process SECRET { script: 'x' }\n")]);
+    let dir = tree(&[("main.nf", b"include { SECRET } from './modules/secret'\n")]);
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("modules")).unwrap();
+    let outline = outline(dir.path()).unwrap();
+    assert!(outline.processes.is_empty());
+    assert_eq!(outline.includes[0].resolved, None);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_inside_the_tree_is_followed() {
+    let dir = tree(&[
+        ("main.nf", b"include { P } from './alias'\n"),
+        ("real/p.nf", b"process P { script: 'x' }\n"),
+    ]);
+    std::os::unix::fs::symlink(dir.path().join("real/p.nf"), dir.path().join("alias.nf")).unwrap();
+    let outline = outline(dir.path()).unwrap();
+    assert_eq!(outline.processes[0].name, "P");
+}
+
 #[test]
 fn malformed_documents_are_diagnostics() {
     let dir = tree(&[

@@ -270,6 +270,25 @@ fn a_module_without_a_directive_gets_the_environment_beside_it() {
 }
 
 #[test]
+fn conda_packages_of_a_conditional_directive_are_read() {
+    let main = "process OLD {\n  conda (params.enable_conda ? 'bioconda::fastqc=0.11.9 conda-forge::pigz=2.6' : null)\n  script:\n  'x'\n}\nprocess PLAIN {\n  conda 'conda-forge::python=3.9.5'\n  script:\n  'x'\n}\n";
+    let dir = tree(&[("main.nf", main.as_bytes())]);
+    let outline = outline(dir.path()).unwrap();
+    let packages: Vec<Vec<String>> = outline
+        .processes
+        .iter()
+        .map(|p| p.conda.as_ref().unwrap().packages.clone())
+        .collect();
+    assert_eq!(
+        packages,
+        vec![
+            vec!["bioconda::fastqc=0.11.9", "conda-forge::pigz=2.6"],
+            vec!["conda-forge::python=3.9.5"],
+        ]
+    );
+}
+
+#[test]
 fn unresolved_includes_and_names_are_diagnostics() {
     let dir = tree(&[(
         "main.nf",
