@@ -650,17 +650,18 @@ impl Reader<'_> {
             body,
             &["input", "output", "when", "script", "shell", "exec", "stub"],
         );
-        let directives = statements(self.tokens, preamble);
-        for statement in &directives {
-            self.directive(&mut process, statement.clone());
-        }
+        let mut directives = statements(self.tokens, preamble);
         // A process without a body label runs its last string as the script.
         if found.is_empty()
-            && let Some(last) = directives.last()
-            && matches!(self.tokens[last.start].tok, Tok::Str { .. })
+            && directives
+                .last()
+                .is_some_and(|last| matches!(self.tokens[last.start].tok, Tok::Str { .. }))
         {
             process.body = Some("script".to_owned());
-            process.directives.pop();
+            directives.pop();
+        }
+        for statement in directives {
+            self.directive(&mut process, statement);
         }
         for Section {
             label,
@@ -694,15 +695,7 @@ impl Reader<'_> {
     fn directive(&mut self, process: &mut Process, range: Range<usize>) {
         let s = range.start;
         let Some(name) = self.ident(s) else {
-            if !matches!(self.tokens[s].tok, Tok::Str { .. }) {
-                process.opaque.push(self.opaque("statement", range));
-            } else {
-                process.directives.push(Directive {
-                    name: String::new(),
-                    text: text(self.src, self.tokens, range.clone()),
-                    location: self.location(s),
-                });
-            }
+            process.opaque.push(self.opaque("statement", range));
             return;
         };
         let args = s + 1..range.end;

@@ -25,6 +25,27 @@ fn unknown_constructs_are_opaque_steps_with_their_location() {
 }
 
 #[test]
+fn a_process_without_labels_runs_its_last_string_and_keeps_the_rest() {
+    let main = "process OLD {\n  cpus 2\n  'stray'\n  \"\"\"\n  echo }\n  \"\"\"\n}\n";
+    let dir = tree(&[("main.nf", main.as_bytes())]);
+    let outline = outline(dir.path()).unwrap();
+    let process = &outline.processes[0];
+    assert_eq!(process.body.as_deref(), Some("script"));
+    let directives: Vec<(&str, &str)> = process
+        .directives
+        .iter()
+        .map(|d| (d.name.as_str(), d.text.as_str()))
+        .collect();
+    assert_eq!(directives, vec![("cpus", "2")]);
+    let opaque: Vec<(&str, &str, u32)> = process
+        .opaque
+        .iter()
+        .map(|o| (o.kind.as_str(), o.excerpt.as_str(), o.location.line))
+        .collect();
+    assert_eq!(opaque, vec![("statement", "'stray'", 3)]);
+}
+
+#[test]
 fn an_unbalanced_process_is_opaque_and_the_rest_is_still_read() {
     let main = "process BROKEN {\n  input:\n  val x\n  script:\n  ( ]\n}\nprocess FINE {\n  script:\n  'x'\n}\n";
     let dir = tree(&[("main.nf", main.as_bytes())]);
