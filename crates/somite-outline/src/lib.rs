@@ -22,11 +22,15 @@
 //!
 //! # Limits
 //!
-//! A hostile tree must not exhaust memory or time, so reading is bounded
-//! ([`Limits`], defaults in brackets): files read [4096], bytes of one file
-//! [1 MiB; a larger file is skipped with a diagnostic], bytes read in all
-//! [64 MiB], and nesting [64 levels of brackets, `${}` interpolations or
-//! `if` blocks; deeper constructs become opaque]. Files are reached only
+//! A hostile tree must not exhaust memory or time, so reading is bounded by
+//! [`Limits`] (defaults in parentheses): files read (4096); bytes of one file
+//! (1 MiB; a larger file is skipped with a diagnostic); bytes read in all
+//! (64 MiB); nesting (64 levels of brackets, `${}` interpolations or `if`
+//! blocks; deeper constructs become opaque). One file's tokens are held at a
+//! time (tens of bytes per token, so tens of MiB at most for a file of
+//! nothing but brackets), one value's channel sources are cut at
+//! [`MAX_SOURCES`], and the rest of what the outline keeps grows with
+//! the bytes read. Files are reached only
 //! through includes from the entry script, never by walking the tree, and
 //! paths never leave the root (`..` past it, or a link out of it, is
 //! unresolved).
@@ -42,6 +46,7 @@ mod syntax;
 
 pub use error::{IO_ERROR, NOT_A_NEXTFLOW_REPOSITORY, OUTLINE_LIMIT_EXCEEDED, OutlineError};
 pub use model::*;
+pub use script::MAX_SOURCES;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::Read;
@@ -59,9 +64,14 @@ const MODULE_ENVIRONMENT: &str = "environment.yml";
 /// How much of a tree the outline reads; see the crate docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// Files read (scripts, config, schema, environment files); more is
+    /// [`OutlineError::LimitExceeded`].
     pub max_files: u64,
+    /// Bytes of one file; a larger file is skipped with a diagnostic.
     pub max_file_bytes: u64,
+    /// Bytes read in all; more is [`OutlineError::LimitExceeded`].
     pub max_total_bytes: u64,
+    /// Levels of brackets, interpolations and `if` blocks followed.
     pub max_nesting: usize,
 }
 

@@ -347,4 +347,6 @@ pub enum DiagnosticCode {
     InvalidDocument,
     /// Nesting deeper than the limit, read as opaque.
     TooDeep,
+    /// A list cut at its limit (channel sources of one value).
+    Truncated,
 }

@@ -21,11 +21,17 @@ use crate::model::{
 use crate::syntax::{
     Section, close_of, excerpt, next_significant, sections, split_commas, statements, text, trim,
 };
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
 
 /// Longest excerpt kept for an opaque step.
 const EXCERPT_CHARS: usize = 100;
+
+/// Most channel sources kept for one argument, emit or variable: a file of
+/// `ch = ch.mix(P.out[i])` lines would otherwise make every later argument
+/// copy all of them (quadratic in the file's size).
+pub const MAX_SOURCES: usize = 256;
 
 /// What one script file declares.
 #[derive(Debug, Default)]
@@ -331,6 +337,16 @@ impl Reader<'_> {
             }
         }
         let emits = emits_at.map_or_else(Vec::new, |section| self.emits(&flow, section));
+        if flow.truncated.get() {
+            let line = self.tokens[range.start].line;
+            self.diagnostic(
+                DiagnosticCode::Truncated,
+                format!(
+                    "more than {MAX_SOURCES} channel sources for one value; the rest are left out"
+                ),
+                line,
+            );
+        }
         self.out.workflows.push(Workflow {
             name,
             takes,
@@ -552,6 +568,10 @@ impl Reader<'_> {
         let at = |n: usize| sig.get(n).map(|&i| &self.tokens[i]);
         let mut n = 0;
         while n < sig.len() {
+            if out.len() >= MAX_SOURCES {
+                flow.truncated.set(true);
+                break;
+            }
             let Some(name) = at(n).and_then(Token::ident) else {
                 n += 1;
                 continue;
@@ -616,7 +636,8 @@ impl Reader<'_> {
             // A named argument (`name: …`) is not a read.
             if !at(n + 1).is_some_and(|t| t.is_punct(":")) {
                 if let Some(known) = flow.vars.get(name) {
-                    out.extend(known.iter().cloned());
+                    let room = MAX_SOURCES.saturating_sub(out.len());
+                    out.extend(known.iter().take(room).cloned());
                 } else if flow.takes.contains(name) {
                     out.insert(ChannelSource::Take {
                         name: name.to_owned(),
@@ -888,6 +909,8 @@ struct Flow {
     calls: Vec<Call>,
     takes: HashSet<String>,
     vars: BTreeMap<String, BTreeSet<ChannelSource>>,
+    /// Whether some sources were dropped at [`MAX_SOURCES`].
+    truncated: Cell<bool>,
 }
 
 impl Flow {
@@ -897,5 +920,11 @@ impl Flow {
             entry.clear();
         }
         entry.extend(sources);
+        if entry.len() > MAX_SOURCES {
+            while entry.len() > MAX_SOURCES {
+                entry.pop_last();
+            }
+            self.truncated.set(true);
+        }
     }
 }

@@ -4,8 +4,8 @@
 use crate::common::{tree, write};
 use proptest::prelude::*;
 use somite_outline::{
-    DiagnosticCode, IO_ERROR, Limits, NOT_A_NEXTFLOW_REPOSITORY, OUTLINE_LIMIT_EXCEEDED,
-    OutlineError, lexer, outline, outline_with,
+    DiagnosticCode, IO_ERROR, Limits, MAX_SOURCES, NOT_A_NEXTFLOW_REPOSITORY,
+    OUTLINE_LIMIT_EXCEEDED, OutlineError, lexer, outline, outline_with,
 };
 
 #[test]
@@ -67,6 +67,21 @@ fn nesting_past_the_limit_is_opaque_not_a_stack_overflow() {
         let outline = outline(dir.path()).unwrap();
         assert!(!outline.diagnostics.is_empty());
     }
+}
+
+#[test]
+fn channel_sources_of_one_value_are_cut_at_the_limit() {
+    let mut main =
+        String::from("process P {\n  exec:\n  1\n}\nworkflow {\n  ch = Channel.empty()\n");
+    for i in 0..(MAX_SOURCES + 100) {
+        main.push_str(&format!("  ch = ch.mix(P.out[{i}])\n"));
+    }
+    main.push_str("  P(ch)\n}\n");
+    let dir = tree(&[("main.nf", main.as_bytes())]);
+    let outline = outline(dir.path()).unwrap();
+    let call = &outline.workflows[0].calls[0];
+    assert_eq!(call.arguments[0].sources.len(), MAX_SOURCES);
+    assert_eq!(outline.diagnostics[0].code, DiagnosticCode::Truncated);
 }
 
 #[test]
