@@ -235,6 +235,32 @@ fn malformed_documents_are_diagnostics() {
     );
 }
 
+/// Nine levels of nine aliases would expand to 387 million strings.
+#[test]
+fn an_alias_bomb_environment_is_refused_not_expanded() {
+    let mut yaml = String::from("name: bomb\nx0: &x0 ['lol']\n");
+    for level in 1..=9 {
+        let previous = format!("*x{}", level - 1);
+        let row = vec![previous.as_str(); 9].join(", ");
+        yaml.push_str(&format!("x{level}: &x{level} [{row}]\n"));
+    }
+    yaml.push_str("dependencies: *x9\n");
+    let dir = tree(&[
+        ("main.nf", b"process P {\n exec:\n 1\n}\n"),
+        ("environment.yml", yaml.as_bytes()),
+    ]);
+    let outline = outline(dir.path()).unwrap();
+    assert_eq!(outline.diagnostics[0].code, DiagnosticCode::InvalidDocument);
+    assert!(
+        outline.processes[0]
+            .conda
+            .as_ref()
+            .unwrap()
+            .environment
+            .is_none()
+    );
+}
+
 proptest! {
     #[test]
     fn arbitrary_bytes_never_panic_the_tokenizer(src in proptest::collection::vec(any::<u8>(), 0..2048)) {
