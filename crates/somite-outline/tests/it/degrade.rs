@@ -241,7 +241,7 @@ fn an_alias_bomb_environment_is_refused_not_expanded() {
     let mut yaml = String::from("name: bomb\nx0: &x0 ['lol']\n");
     for level in 1..=9 {
         let previous = format!("*x{}", level - 1);
-        let row = vec![previous.as_str(); 9].join(", ");
+        let row = [previous.as_str(); 9].join(", ");
         yaml.push_str(&format!("x{level}: &x{level} [{row}]\n"));
     }
     yaml.push_str("dependencies: *x9\n");
