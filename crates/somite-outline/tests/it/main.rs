@@ -1,0 +1,7 @@
+//! The crate's one integration-test binary.
+
+mod common;
+mod degrade;
+mod fixtures;
+mod flow;
+mod tokenizer;
