@@ -1,11 +1,12 @@
 /**
- * What every browser journey stands on: the real `somite` binary serving the
- * built bundle for a fresh temporary project, and Debian's Chromium driven
- * through playwright-core with a fresh profile.
+ * What every browser journey stands on: the real `somite` binary started in
+ * a fresh empty folder (its project) with no `SOMITE_WEB_BUNDLE`, so it
+ * serves the web bundle it embeds, exactly as a copied binary would; and
+ * Debian's Chromium driven through playwright-core with a fresh profile.
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -43,15 +44,19 @@ export interface SomiteOptions {
 
 export async function startSomite(options: SomiteOptions = {}): Promise<Somite> {
   if (!existsSync(SOMITE_BIN)) throw new Error(`no somite binary at ${SOMITE_BIN}; build it or set SOMITE_BIN`);
-  if (!existsSync(join(BUNDLE, "index.html"))) throw new Error(`no built bundle in ${BUNDLE}; run npm run build first`);
+  const bundleIndex = join(BUNDLE, "index.html");
+  if (!existsSync(bundleIndex)) throw new Error(`no built bundle in ${BUNDLE}; run npm run build first`);
   const projectDir = mkdtempSync(join(tmpdir(), "somite-e2e-"));
   const port = await freePort();
-  // A Pixi only when the journey asks for one, whatever the caller's environment says.
-  const { SOMITE_PIXI: _inherited, ...environment } = process.env;
-  const child = spawn(SOMITE_BIN, ["serve", "--port", String(port), "--project", projectDir], {
+  // A Pixi only when the journey asks for one, and never a bundle folder:
+  // what is served is what the binary carries, whatever the caller's
+  // environment says.
+  const { SOMITE_PIXI: _pixi, SOMITE_WEB_BUNDLE: _bundle, ...environment } = process.env;
+  // `somite serve` with no --project, in the empty folder: the project is the current folder.
+  const child = spawn(SOMITE_BIN, ["serve", "--port", String(port)], {
+    cwd: projectDir,
     env: {
       ...environment,
-      SOMITE_WEB_BUNDLE: BUNDLE,
       SOMITE_SSE_KEEPALIVE_SECS: "5",
       ...(options.pixi ? { SOMITE_PIXI: options.pixi } : {}),
     },
@@ -62,6 +67,13 @@ export async function startSomite(options: SomiteOptions = {}): Promise<Somite> 
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${String(port)}`;
   await waitUntilHealthy(url, child, () => output);
+  // The binary must carry this build of the web, not an older one (or none).
+  const served = await (await fetch(`${url}/`)).text();
+  if (served !== readFileSync(bundleIndex, "utf8")) {
+    await stopProcess(child);
+    rmSync(projectDir, { recursive: true, force: true });
+    throw new Error(`${SOMITE_BIN} does not embed the bundle in ${BUNDLE}; build it after npm run build (SOMITE_REQUIRE_WEB_BUNDLE=1 cargo build -p somite)`);
+  }
 
   const api = async <T>(path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${url}${path}`, {

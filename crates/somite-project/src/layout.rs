@@ -14,8 +14,17 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The layout of the project at `root`, made absolute against the
+    /// current folder: Pixi, Nextflow and agents run in folders of their
+    /// own, where a relative path (`somite serve` in the project, whose root
+    /// is `.`) would name somewhere else. Lexical, so a symlinked project
+    /// keeps the path it was opened by; only an unreadable current folder
+    /// leaves `root` as given.
     pub fn new(root: impl Into<PathBuf>) -> Layout {
-        Layout { root: root.into() }
+        let root = root.into();
+        Layout {
+            root: std::path::absolute(&root).unwrap_or(root),
+        }
     }
 
     /// The project folder; relative input paths resolve against it.
@@ -89,5 +98,21 @@ impl Layout {
     /// sidecar and covered by the state revision.
     pub fn graph_location(&self) -> String {
         format!("{DATA_DIR}/web.somite.json")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_root_is_made_absolute_against_the_current_folder() {
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(Layout::new(".").root(), cwd);
+        assert_eq!(Layout::new("project").root(), cwd.join("project"));
+        assert_eq!(
+            Layout::new("/srv/project").root(),
+            Path::new("/srv/project")
+        );
     }
 }

@@ -288,3 +288,21 @@ fn timed_out_pixi_lock_child() {
         other => panic!("expected a timeout, got {other:?}"),
     }
 }
+
+/// `somite serve` in the project folder opens it as `.`; Pixi runs in a
+/// scratch folder of its own, where a relative manifest path names nothing.
+#[test]
+fn a_project_opened_as_the_current_folder_still_locks_with_pixi() {
+    let dir = tempfile::tempdir().unwrap();
+    write_inputs(dir.path());
+    // The process's current folder: nextest runs every test in a process
+    // of its own, and nothing else in this binary uses a relative path.
+    std::env::set_current_dir(dir.path()).unwrap();
+    let mut project = Project::open(".", Seed::Empty).unwrap();
+    apply(&mut project, operations());
+    let bin = tempfile::tempdir().unwrap();
+    let pixi = fake_pixi(bin.path(), false);
+    let outcome = compiled::compile(&project, &Toolchain::with_pixi(&pixi)).unwrap();
+    assert_eq!(outcome.pixi, PixiOutcome::Locked, "{:?}", outcome.pixi);
+    assert!(outcome.path.join("pixi.lock").is_file());
+}

@@ -19,7 +19,8 @@ pub const DEFAULT_PORT: u16 = 7310;
 pub struct ServerConfig {
     pub project: PathBuf,
     pub address: SocketAddr,
-    /// Folder with the built web bundle, if there is one.
+    /// A folder with a built web bundle to serve instead of the one the
+    /// binary carries (development: `npm run build` without relinking).
     pub web_bundle: Option<PathBuf>,
     /// How often an idle activity stream sends a keep-alive comment.
     pub sse_keepalive: Duration,

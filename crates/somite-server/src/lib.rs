@@ -35,7 +35,8 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
-/// The full router: human routes, MCP routes behind the capability, web.
+/// The full router: human routes, MCP routes behind the capability, and the
+/// web workspace (from `web_bundle` when given, else the embedded one).
 pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Router {
     let shared = Router::new()
         .route("/runs/{id}", get(run_routes::status))
@@ -161,8 +162,7 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
             .publish("run", serde_json::to_value(status).unwrap_or_default());
     }
     run_routes::announce_runs(&state);
-    let bundle = config.web_bundle.clone().or_else(web::default_bundle);
-    let app = router(state.clone(), bundle.as_deref()).layer(axum::Extension(
+    let app = router(state.clone(), config.web_bundle.as_deref()).layer(axum::Extension(
         body::BodyReadTimeout(config.connections.body_read_timeout),
     ));
     let (tx, rx) = oneshot::channel::<()>();

@@ -4,6 +4,7 @@
  * follow everything it does in one feed. Stop and Disconnect stay available
  * whatever the agent is doing; the canvas and the controls never wait on it.
  */
+import "./AgentPanel.css";
 import { useId, useMemo, useState } from "react";
 import type { ConfigOption, SessionView } from "../api/types";
 import { FailureBlock } from "../shell/FailureBlock";

@@ -1,9 +1,11 @@
 /**
  * The workspace layout: top bar with the edit and workflow controls, catalog
  * palette, canvas (with the run panel over it), inspector, the Agent panel
- * when open, and the readiness status bar.
+ * when open (docked beside the inspector, resizable), and the readiness
+ * status bar.
  */
 import { Suspense, lazy, useCallback, useEffect, useMemo, useState } from "react";
+import { AgentDock, useDockWidth } from "../agent/AgentDock";
 import type { NodeRunState, WorkflowDocument } from "../api/types";
 import { Canvas } from "../canvas/Canvas";
 import { ControlsBar } from "../controls/ControlsBar";
@@ -38,6 +40,7 @@ export function App() {
   const controlsState = useControlsState();
   const agentState = useAgentState();
   const [agentOpen, setAgentOpen] = useState(false);
+  const agentDock = useDockWidth();
   const [runPanelOpen, setRunPanelOpen] = useState(false);
   const contractEntries = useContractEntries();
   const [theme, toggleTheme] = useTheme();
@@ -192,7 +195,7 @@ export function App() {
           (or run <code>somite project rebind</code>) to bind it to its location again.
         </p>
       )}
-      <div className={`workbench${agentOpen ? " workbench--agent" : ""}`}>
+      <div className={`workbench${agentOpen ? " workbench--agent" : ""}`} style={agentOpen ? agentDock.style : undefined}>
         <Palette onAdd={(operator) => void actions.addOperator(operator)} />
         <main className="canvas" aria-label="Canvas">
           <Canvas
@@ -241,11 +244,11 @@ export function App() {
           onDeleteSelection={deleteSelection}
         />
         {agentOpen && (
-          <div id="agent-panel" className="workbench__agent">
+          <AgentDock width={agentDock.width} onResize={agentDock.setWidth}>
             <Suspense fallback={<p className="muted agent__loading">Opening the agent panel…</p>}>
               <AgentPanel onClose={() => { setAgentOpen(false); }} />
             </Suspense>
-          </div>
+          </AgentDock>
         )}
       </div>
       <StatusBar

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { useRef, useState } from "react";
+import { AGENT_DOCK_ID } from "../agent/AgentDock";
 import type { WorkspaceState } from "../state/workspace";
 import { useServices } from "./context";
 import { EditableTitle } from "./EditableTitle";
@@ -115,7 +116,7 @@ export function TopBar({ state, theme, onToggleTheme, onAddNote, controls, agent
         type="button"
         className={`button button--small${agentOpen ? " button--active" : ""}`}
         aria-pressed={agentOpen}
-        aria-controls="agent-panel"
+        aria-controls={AGENT_DOCK_ID}
         onClick={onToggleAgent}
         title={agentOpen ? "Hide the agent panel (the session keeps running)" : "Open the agent panel"}
       >
