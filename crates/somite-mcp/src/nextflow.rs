@@ -518,20 +518,20 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
     Some(match tool {
         // The manual, the version banner, and `nextflow log` over the
         // project's own history.
-        "nextflow_docs_search"
-        | "nextflow_docs_read"
-        | "nextflow_docs_list"
-        | "nextflow_runtime_info"
-        | "nextflow_history" => Effects::READ_LOCAL,
+        somite_api::tools::nextflow::DOCS_SEARCH
+        | somite_api::tools::nextflow::DOCS_READ
+        | somite_api::tools::nextflow::DOCS_LIST
+        | somite_api::tools::nextflow::RUNTIME_INFO
+        | somite_api::tools::nextflow::HISTORY => Effects::READ_LOCAL,
         // `lint`, `config`, `inspect` and `-preview` write `.nextflow/` and
         // may download the plugins the configuration names.
-        "nextflow_analyze" => Effects {
+        somite_api::tools::nextflow::ANALYZE => Effects {
             effects: &[Writes, ReachesNetwork],
             idempotent: true,
         },
         // A pipeline runs its processes' scripts and fetches their
         // containers and packages.
-        "nextflow_run" => Effects {
+        somite_api::tools::nextflow::RUN => Effects {
             effects: &[Writes, Destroys, ReachesNetwork],
             idempotent: false,
         },

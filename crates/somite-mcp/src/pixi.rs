@@ -704,31 +704,34 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
     Some(match tool {
         // The manual, `pixi info`, and `list`/`tree` with `--frozen
         // --no-install` read what is on disk.
-        "pixi_docs_search" | "pixi_docs_read" | "pixi_docs_list" | "pixi_runtime_info"
-        | "pixi_inspect" => Effects::READ_LOCAL,
+        somite_api::tools::pixi::DOCS_SEARCH
+        | somite_api::tools::pixi::DOCS_READ
+        | somite_api::tools::pixi::DOCS_LIST
+        | somite_api::tools::pixi::RUNTIME_INFO
+        | somite_api::tools::pixi::INSPECT => Effects::READ_LOCAL,
         // `pixi search` queries the channels and writes nothing.
-        "pixi_package_search" => Effects {
+        somite_api::tools::pixi::PACKAGE_SEARCH => Effects {
             effects: &[ReachesNetwork],
             idempotent: true,
         },
         // `add`/`remove` rewrite the manifest and re-solve the lock file.
-        "pixi_dependency" => Effects {
+        somite_api::tools::pixi::DEPENDENCY => Effects {
             effects: &[Writes, Destroys, ReachesNetwork],
             idempotent: false,
         },
         // `lock` solves against the channels and rewrites `pixi.lock`;
         // `install` downloads packages into `.pixi/envs`.
-        "pixi_lock" | "pixi_environment" => Effects {
+        somite_api::tools::pixi::LOCK | somite_api::tools::pixi::ENVIRONMENT => Effects {
             effects: &[Writes, ReachesNetwork],
             idempotent: true,
         },
         // Metadata reads plus a `--frozen` export from the lock file.
-        "pixi_workspace" => Effects {
+        somite_api::tools::pixi::WORKSPACE => Effects {
             effects: &[Writes],
             idempotent: true,
         },
         // A task runs the manifest's own command, which may do anything.
-        "pixi_task" => Effects {
+        somite_api::tools::pixi::TASK => Effects {
             effects: &[Writes, Destroys, ReachesNetwork],
             idempotent: false,
         },

@@ -49,7 +49,7 @@ pub fn block_on_stdio<S: ServerHandler>(server: S) -> Result<(), ServeError> {
 /// Sends `tracing` output to stderr (level from `SOMITE_LOG`, default
 /// `info`), keeping stdout for the protocol. Safe to call more than once.
 pub fn init_stderr_logging() {
-    let level = std::env::var("SOMITE_LOG")
+    let level = std::env::var(somite_api::EnvVars::SOMITE_LOG)
         .ok()
         .and_then(|level| level.parse::<tracing::level_filters::LevelFilter>().ok())
         .unwrap_or(tracing::level_filters::LevelFilter::INFO);

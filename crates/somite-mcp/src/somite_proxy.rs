@@ -32,15 +32,15 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The environment variable carrying the runtime capability.
-pub const CAPABILITY_ENV: &str = "SOMITE_MCP_CAPABILITY";
-const CAPABILITY_HEADER: &str = "x-somite-capability";
-const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
 /// Bound on one runtime response (the document envelope plus room for the
 /// reply around it).
 const MAX_RESPONSE_BYTES: usize = 80 * 1024 * 1024;
 /// Bound on one quick runtime call; long-polls stay well below it.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+const _: () = assert!(
+    CALL_TIMEOUT.as_millis() > somite_api::limits::MAX_STATUS_WAIT.as_millis(),
+    "a status long-poll must answer within a quick call's deadline"
+);
 /// Between progress notifications while long work runs. MCP clients give
 /// up on a request after a timeout of their own (60 s in the TypeScript
 /// SDK) unless progress resets it.
@@ -416,9 +416,12 @@ impl Runtime {
         let mut request = self
             .client
             .request(method, format!("{}/api/mcp{path}", self.base))
-            .header(ACTIVITY_HEADER, format!("mcp-{}", context.id));
+            .header(
+                somite_api::headers::MCP_ACTIVITY,
+                format!("mcp-{}", context.id),
+            );
         if let Some(capability) = &self.capability {
-            request = request.header(CAPABILITY_HEADER, capability);
+            request = request.header(somite_api::headers::CAPABILITY, capability);
         }
         if let Some(body) = body {
             request = request.json(body);
@@ -525,7 +528,7 @@ pub struct SomiteServer {
 
 impl SomiteServer {
     /// A server for the runtime at `server_url`, presenting `capability`
-    /// (normally read from [`CAPABILITY_ENV`]).
+    /// (normally read from [`somite_api::EnvVars::SOMITE_MCP_CAPABILITY`]).
     pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
         let base = loopback_base_url(server_url)?;
         // No client-wide timeout: each call sets its own (see `Work`).
@@ -560,16 +563,17 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         idempotent: true,
     };
     Some(match tool {
-        "somite.workflow.get"
-        | "somite.readiness.get"
-        | "somite.catalog.search"
-        | "somite.run.status"
-        | "somite.evidence.lookup" => Effects::READ_LOCAL,
+        somite_api::tools::somite::WORKFLOW_GET
+        | somite_api::tools::somite::READINESS_GET
+        | somite_api::tools::somite::CATALOG_SEARCH
+        | somite_api::tools::somite::RUN_STATUS
+        | somite_api::tools::somite::EVIDENCE_LOOKUP => Effects::READ_LOCAL,
         // An edit may remove nodes and edges; cancelling stops a run.
-        "somite.graph.apply_transaction" | "somite.run.cancel" => EDITS,
-        "somite.workflow.compile" | "somite.run.start" | "somite.validation.start" => {
-            REACHES_CHANNELS
-        }
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION
+        | somite_api::tools::somite::RUN_CANCEL => EDITS,
+        somite_api::tools::somite::WORKFLOW_COMPILE
+        | somite_api::tools::somite::RUN_START
+        | somite_api::tools::somite::VALIDATION_START => REACHES_CHANNELS,
         _ => return None,
     })
 }

@@ -17,8 +17,9 @@
 use crate::durable::{self, DurableError};
 use crate::layout::Layout;
 use crate::project::Project;
-use crate::toolchain::{InvalidPixiSetting, PIXI_VAR, resolve_pixi};
+use crate::toolchain::{InvalidPixiSetting, resolve_pixi};
 use serde::Serialize;
+use somite_api::EnvVars;
 use somite_workflow::assessment::{Assessment, Item, ItemKind};
 use somite_workflow::compile::{
     CLOUD_PLATFORM, CompiledPackage, MAX_PIXI_LOCK_BYTES, ManifestEntry, PackageManifest,
@@ -54,7 +55,7 @@ impl Toolchain {
     /// The Pixi of `SOMITE_PIXI`, else `pixi` on `PATH` (see
     /// [`crate::toolchain::resolve_pixi`]).
     pub fn from_env() -> std::result::Result<Toolchain, InvalidPixiSetting> {
-        let setting = std::env::var(PIXI_VAR).ok();
+        let setting = std::env::var(EnvVars::SOMITE_PIXI).ok();
         Ok(Toolchain {
             pixi: resolve_pixi(setting.as_deref())?,
         })

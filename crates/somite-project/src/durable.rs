@@ -346,11 +346,11 @@ mod tests {
 
     /// Tells the child test which file to publish; its absence means the
     /// child test is running normally and must do nothing.
-    const CHILD_TARGET_ENV: &str = "SOMITE_DURABLE_CRASH_CHILD";
+    const CHILD_TARGET_ENV: &str = somite_api::EnvVars::SOMITE_DURABLE_CRASH_CHILD;
     /// Tells the child test where to stop: `before-rename` or `after-rename`.
-    const CHILD_MODE_ENV: &str = "SOMITE_DURABLE_CRASH_MODE";
+    const CHILD_MODE_ENV: &str = somite_api::EnvVars::SOMITE_DURABLE_CRASH_MODE;
     /// Printed by the child once it has reached the crash point.
-    const MARKER: &str = "SOMITE_DURABLE_CRASH_POINT_REACHED";
+    const MARKER: &str = somite_api::EnvVars::SOMITE_DURABLE_CRASH_POINT_REACHED;
     /// Ceiling on every wait for the child, so a broken test fails instead of
     /// hanging.
     const CEILING: Duration = Duration::from_secs(30);

@@ -6,12 +6,14 @@
 //! block compile or export, which need no tool; the runner refuses to start
 //! without them (`toolchain_missing`).
 
+use somite_api::EnvVars;
 use somite_workflow::assessment::Assessment;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::{Path, PathBuf};
 
-/// The variable naming the Pixi Somite uses instead of the one on `PATH`.
-pub const PIXI_VAR: &str = "SOMITE_PIXI";
+/// The variable naming the Pixi Somite uses instead of the one on `PATH`
+/// (named here for the error message's format string).
+const PIXI_VAR: &str = EnvVars::SOMITE_PIXI;
 
 /// What to do when no Pixi is found.
 pub const PIXI_INSTALL_HINT: &str = "install Pixi 0.77 (https://pixi.sh) and put it on PATH, or set SOMITE_PIXI to its absolute path";

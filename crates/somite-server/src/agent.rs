@@ -18,9 +18,9 @@
 //! Nothing here is persisted about the agent command: it lives in memory for
 //! the session and is shown in the session view, never saved in the project.
 
-use crate::capability::{CAPABILITY_ENV, Capabilities, CapabilityId};
+use crate::capability::{Capabilities, CapabilityId};
 use crate::feed::Feed;
-use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
+use crate::registry_fetch::LiveRegistry;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_acp::events::{
@@ -35,6 +35,8 @@ use somite_acp::{
     PermissionId, SessionConfig, SessionError, SessionEvent, SpawnError, TurnId,
     discover_launchers,
 };
+use somite_api::EnvVars;
+use somite_api::FeedKind;
 use somite_project::Layout;
 use somite_project::attach::{AttachmentRoot, PACKAGES_DIR, SessionLimits};
 use somite_project::durable;
@@ -43,28 +45,13 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// The tools `somite mcp somite` advertises: the permission policy allows
-/// exactly these automatically.
-pub const SOMITE_MCP_TOOLS: &[&str] = &[
-    "somite.workflow.get",
-    "somite.readiness.get",
-    "somite.catalog.search",
-    "somite.graph.apply_transaction",
-    "somite.workflow.compile",
-    "somite.run.start",
-    "somite.validation.start",
-    "somite.run.status",
-    "somite.run.cancel",
-    "somite.evidence.lookup",
-];
-
 /// Variables the Pixi and Nextflow MCP children need to find their manuals
 /// and cache; the agent's allowlisted environment does not carry `SOMITE_*`
 /// names, so they travel in the server entries themselves.
 const TOOL_SERVER_VARIABLES: &[&str] = &[
-    "SOMITE_MCP_DOCS_CACHE_DIR",
-    "SOMITE_MCP_DOCS_SOURCE_PIXI",
-    "SOMITE_MCP_DOCS_SOURCE_NEXTFLOW",
+    somite_api::EnvVars::SOMITE_MCP_DOCS_CACHE_DIR,
+    somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_PIXI,
+    somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_NEXTFLOW,
 ];
 
 /// What agents and their MCP servers start with; fixed at start-up.
@@ -100,7 +87,10 @@ impl AgentSetup {
                 .iter()
                 .filter_map(|name| Some((name.to_string(), env.get(*name)?.clone())))
                 .collect(),
-            registry_url: match env.get(REGISTRY_URL_VAR).map(String::as_str) {
+            registry_url: match env
+                .get(EnvVars::SOMITE_ACP_REGISTRY_URL)
+                .map(String::as_str)
+            {
                 None => Some(LIVE_REGISTRY_URL.to_owned()),
                 Some("off") => None,
                 Some(url) => Some(url.to_owned()),
@@ -400,7 +390,12 @@ impl AgentHost {
         let (capability_id, capability) = self.capabilities.issue();
         let config = SessionConfig {
             mcp_servers: self.mcp_servers(&workspace.tools_root(), capability.expose()),
-            somite_tools: SOMITE_MCP_TOOLS.iter().map(|t| t.to_string()).collect(),
+            // The permission policy allows exactly the tools `somite mcp somite`
+            // advertises automatically.
+            somite_tools: somite_api::tools::somite::ALL
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
             ..SessionConfig::new(
                 Generation(generation),
                 command.clone(),
@@ -478,7 +473,10 @@ impl AgentHost {
                     "--server-url".into(),
                     self.base_url.clone(),
                 ],
-                env: vec![(CAPABILITY_ENV.to_owned(), capability.to_owned())],
+                env: vec![(
+                    EnvVars::SOMITE_MCP_CAPABILITY.to_owned(),
+                    capability.to_owned(),
+                )],
             },
             tool_server(McpServerRole::Pixi, "pixi"),
             tool_server(McpServerRole::Nextflow, "nextflow"),
@@ -501,7 +499,7 @@ impl AgentHost {
             view.turn = Some(turn);
         }
         self.feed.publish(
-            "agent",
+            FeedKind::Agent,
             json!({
                 "generation": connection.attachments.generation,
                 "type": "user_message",
@@ -694,7 +692,7 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
             if let Ok(Err(error)) | Err(error) = written.map_err(|e| e.to_string()) {
                 tracing::warn!(%error, "an agent transcript could not be written");
                 pump.feed.publish(
-                    "agent",
+                    FeedKind::Agent,
                     json!({
                         "generation": event.generation,
                         "type": "transcript_failed",
@@ -716,7 +714,8 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
             }
         }
         let data = serde_json::to_value(&event).unwrap_or_default();
-        pump.feed.publish("agent", pump.redactor.redact_value(data));
+        pump.feed
+            .publish(FeedKind::Agent, pump.redactor.redact_value(data));
     }
 }
 

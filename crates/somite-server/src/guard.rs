@@ -9,7 +9,6 @@
 //! adapter.
 
 use crate::api_error::ApiError;
-use crate::capability::CAPABILITY_HEADER;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::HeaderMap;
@@ -110,7 +109,7 @@ pub async fn capability_required(
 }
 
 fn presented_capability(headers: &HeaderMap) -> Option<&str> {
-    headers.get(CAPABILITY_HEADER)?.to_str().ok()
+    headers.get(somite_api::headers::CAPABILITY)?.to_str().ok()
 }
 
 #[cfg(test)]

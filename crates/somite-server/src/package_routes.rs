@@ -18,6 +18,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use somite_api::FeedKind;
 use somite_project::attach::CopyMethod;
 use somite_project::compiled::{self, CompileOutcome, CompileSummary};
 use somite_project::export;
@@ -57,9 +58,10 @@ fn compile_current(state: &AppState) -> Result<(CompileOutcome, CompileSummary),
 }
 
 fn announce(state: &AppState, source: &EditSource, summary: &CompileSummary) {
-    state
-        .feed
-        .publish("compile", json!({"source": source, "summary": summary}));
+    state.feed.publish(
+        FeedKind::Compile,
+        json!({"source": source, "summary": summary}),
+    );
 }
 
 pub async fn compile(

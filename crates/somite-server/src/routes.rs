@@ -18,16 +18,13 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use somite_api::FeedKind;
 use somite_workflow::assessment::Assessment;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::search::{SearchPage, SearchRequest};
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::sync::Arc;
-
-/// The header with which the MCP adapter names the agent activity (its MCP
-/// request or tool call) behind a request, for correlation in the feed.
-pub const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
 
 /// Query parameters parsed into a closed type, failing with the envelope.
 pub struct QueryParams<T>(pub T);
@@ -180,7 +177,7 @@ pub async fn agent_transaction(
 ) -> Result<Json<TransactionReply>, ApiError> {
     let txn = parse_transaction(&body)?;
     let activity = headers
-        .get(ACTIVITY_HEADER)
+        .get(somite_api::headers::MCP_ACTIVITY)
         .and_then(|v| v.to_str().ok())
         .filter(|v| v.len() <= 256)
         .map(str::to_owned);
@@ -208,7 +205,7 @@ pub async fn rebind(
     blocking(&state, |s| {
         let state_revision = s.project().rebind()?;
         s.feed
-            .publish("rebind", json!({"state_revision": state_revision}));
+            .publish(FeedKind::Rebind, json!({"state_revision": state_revision}));
         Ok(Rebound { state_revision })
     })
     .await

@@ -60,11 +60,11 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     serve::init_stderr_logging();
     match args.server {
         McpServer::Somite { server_url } => {
-            let capability = std::env::var(somite_proxy::CAPABILITY_ENV).ok();
+            let capability = std::env::var(somite_api::EnvVars::SOMITE_MCP_CAPABILITY).ok();
             if capability.is_none() {
                 eprintln!(
                     "warning: {} is not set: the runtime will refuse every call",
-                    somite_proxy::CAPABILITY_ENV
+                    somite_api::EnvVars::SOMITE_MCP_CAPABILITY
                 );
             }
             let server = match somite_proxy::SomiteServer::new(&server_url, capability) {

@@ -52,7 +52,7 @@ pub const PIXI_MANUAL: ManualSpec = ManualSpec {
     tag: "v0.77.0",
     folder: "docs",
     markup: Markup::MkDocs,
-    source_env: "SOMITE_MCP_DOCS_SOURCE_PIXI",
+    source_env: somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_PIXI,
 };
 
 /// Nextflow's manual at the release Somite's Nextflow contract (26.04.x) is proven against.
@@ -63,7 +63,7 @@ pub const NEXTFLOW_MANUAL: ManualSpec = ManualSpec {
     tag: "v26.04.6",
     folder: "docs",
     markup: Markup::Myst,
-    source_env: "SOMITE_MCP_DOCS_SOURCE_NEXTFLOW",
+    source_env: somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_NEXTFLOW,
 };
 
 /// Every manual Somite knows.
