@@ -4,7 +4,8 @@
 //! variables Somite reads or hands to its children ([`EnvVars`]), the HTTP
 //! headers between the MCP adapter and the runtime ([`headers`]), the MCP
 //! tool names ([`tools`]), the kinds of activity-feed event ([`FeedKind`])
-//! and the limits more than one crate enforces ([`limits`]). Each crate uses
+//! and the limits more than one crate enforces ([`limits`]); and the failure
+//! envelope ([`Error`]) with its codes, composed from one group per owner. Each crate uses
 //! these constants instead of its own copy of the literal, so a name cannot
 //! drift between the side that sets it and the side that reads it, tests
 //! included.
@@ -14,10 +15,12 @@
 //! size bound) are re-exported here by reference, never restated.
 
 pub mod env_vars;
+pub mod error;
 pub mod feed;
 pub mod headers;
 pub mod limits;
 pub mod tools;
 
 pub use env_vars::EnvVars;
+pub use error::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, ToolCode};
 pub use feed::FeedKind;

@@ -13,7 +13,7 @@ use crate::docs::tools::{
     DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
 };
 use crate::effects::{self, Effect, Effects};
-use crate::envelope::{ErrorCode, ToolError, ToolOutcome, argument_error, outcome_schema};
+use crate::envelope::{ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::toolchain::PIXI_CONTRACT;
 use crate::toolserver::{
     CliResult, RuntimeInfo, ServerCore, ServerOptions, StartError, checked_name, checked_text,
@@ -26,6 +26,7 @@ use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use somite_api::{DomainCode, ToolCode};
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -287,7 +288,7 @@ fn args<const N: usize>(fixed: [&str; N]) -> Vec<OsString> {
 }
 
 fn invalid(message: impl Into<String>, recovery: impl Into<String>) -> ToolError {
-    ToolError::new(ErrorCode::InvalidArgument, message, recovery)
+    ToolError::new(ToolCode::InvalidArgument, message, recovery)
 }
 
 impl PixiServer {
@@ -541,7 +542,7 @@ impl PixiServer {
                 let output_dir = self.core.root().create_dir_all(output_dir)?;
                 let staging = tempfile::tempdir().map_err(|error| {
                     ToolError::new(
-                        ErrorCode::WriteFailed,
+                        ToolCode::WriteFailed,
                         format!("cannot create a private directory for the export: {error}"),
                         "Check TMPDIR.",
                     )
@@ -661,7 +662,7 @@ impl PixiServer {
             .is_some_and(|tasks| names_in(tasks).any(|name| name == task));
         if !defined {
             return Err(ToolError::new(
-                ErrorCode::NotFound,
+                DomainCode::NotFound,
                 format!("the workspace defines no task {task:?}"),
                 "Run pixi_task with action list and pick one of its task names.",
             )

@@ -28,6 +28,7 @@ use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use somite_api::LinkCode;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,29 +94,10 @@ pub fn loopback_base_url(url: &str) -> Result<String, StartError> {
     Ok(format!("http://{authority}"))
 }
 
-/// The runtime's failure envelope, as tools return it.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Failure {
-    /// A stable code such as `stale_revision`, `unknown_operator`,
-    /// `invalid_cursor`, `workflow_not_ready`, `capability_required`.
-    pub code: String,
-    pub message: String,
-    /// What to do next.
-    pub recovery: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-}
-
-impl Failure {
-    fn new(code: &str, message: impl Into<String>, recovery: impl Into<String>) -> Failure {
-        Failure {
-            code: code.to_owned(),
-            message: message.into(),
-            recovery: recovery.into(),
-            details: None,
-        }
-    }
-}
+/// The runtime's failure envelope, as tools return it: the wire envelope
+/// itself, with the adapter's own link codes ([`LinkCode`]) beside the
+/// runtime's.
+type Failure = somite_api::Error;
 
 /// A tool's result: its typed success value or the runtime's failure envelope.
 type Outcome<T> = ToolOutcome<T, Failure>;
@@ -436,7 +418,7 @@ impl Runtime {
             if status.is_success() {
                 serde_json::from_slice(&bytes).map_err(|e| {
                     Failure::new(
-                        "invalid_response",
+                        LinkCode::InvalidResponse,
                         format!("the runtime's reply does not match its contract: {e}"),
                         "make sure the server URL is a Somite runtime of the same version",
                     )
@@ -445,7 +427,7 @@ impl Runtime {
                 Err(
                     serde_json::from_slice::<Failure>(&bytes).unwrap_or_else(|_| {
                         Failure::new(
-                            "invalid_response",
+                            LinkCode::InvalidResponse,
                             format!("the runtime answered {status} without an error envelope"),
                             "make sure the server URL is a Somite runtime",
                         )
@@ -463,7 +445,7 @@ impl Runtime {
             result = call => result,
             () = progress => unreachable!("progress reporting never ends"),
             () = context.ct.cancelled() => Err(Failure::new(
-                "cancelled",
+                LinkCode::Cancelled,
                 "the call was cancelled by the client",
                 "nothing more to do; a transaction that was already applied stays applied and replays with the same idempotency key",
             )),
@@ -491,7 +473,7 @@ async fn report_progress(what: &str, token: ProgressToken, context: &RequestCont
 
 fn unreachable_runtime(e: reqwest::Error) -> Failure {
     Failure::new(
-        "runtime_unavailable",
+        LinkCode::RuntimeUnavailable,
         format!(
             "the Somite runtime did not answer: {}",
             if e.is_timeout() {
@@ -509,7 +491,7 @@ async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, Failur
     while let Some(chunk) = response.chunk().await.map_err(unreachable_runtime)? {
         if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
             return Err(Failure::new(
-                "payload_too_large",
+                somite_api::DomainCode::PayloadTooLarge,
                 format!("the runtime's reply exceeds {MAX_RESPONSE_BYTES} bytes"),
                 "split the workflow; a document holds at most 64 MiB",
             ));
@@ -582,7 +564,7 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
 /// envelope for a malformed request.
 fn argument_error(message: String) -> Value {
     serde_json::json!({
-        "code": somite_workflow::ErrorCode::InvalidRequest.as_str(),
+        "code": somite_api::DomainCode::InvalidRequest,
         "message": message,
         "recovery": "pass only the arguments the tool's inputSchema declares, with their declared types",
     })

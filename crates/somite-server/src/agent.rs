@@ -37,10 +37,10 @@ use somite_acp::{
 };
 use somite_api::EnvVars;
 use somite_api::FeedKind;
+use somite_api::{AgentCode, DomainCode, Error, ErrorCode};
 use somite_project::Layout;
 use somite_project::attach::{AttachmentRoot, PACKAGES_DIR, SessionLimits};
 use somite_project::durable;
-use somite_workflow::{ErrorCode, SomiteError};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -313,9 +313,9 @@ impl AgentHost {
             .cloned()
     }
 
-    async fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, SomiteError> {
+    async fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, Error> {
         let rejected = |message: String, recovery: &str| {
-            SomiteError::new(ErrorCode::AgentCommandRejected, message, recovery)
+            Error::new(AgentCode::AgentCommandRejected, message, recovery)
         };
         match request {
             ConnectRequest::Command { command } => {
@@ -333,8 +333,8 @@ impl AgentHost {
                     .iter()
                     .find(|l| l.id == *launcher)
                     .ok_or_else(|| {
-                        SomiteError::new(
-                            ErrorCode::NotFound,
+                        Error::new(
+                            DomainCode::NotFound,
                             format!("no launcher `{launcher}` in the ACP registry"),
                             "pick one of GET /api/agent/launchers, or give a custom command",
                         )
@@ -359,11 +359,11 @@ impl AgentHost {
     }
 
     /// Starts an agent and its session; returns once the process runs.
-    pub async fn connect(&self, request: ConnectRequest) -> Result<Value, SomiteError> {
+    pub async fn connect(&self, request: ConnectRequest) -> Result<Value, Error> {
         let mut slot = self.connection.lock().await;
         if slot.is_some() && lock(&self.view).state != SessionState::Ended {
-            return Err(SomiteError::new(
-                ErrorCode::AgentAlreadyConnected,
+            return Err(Error::new(
+                AgentCode::AgentAlreadyConnected,
                 "an agent is already connected",
                 "disconnect it first (POST /api/agent/disconnect)",
             ));
@@ -374,8 +374,8 @@ impl AgentHost {
         let command = self.resolve(&request).await?;
         let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
         let workspace = somite_acp::AgentWorkspace::create().map_err(|e| {
-            SomiteError::new(
-                ErrorCode::Io,
+            Error::new(
+                DomainCode::Io,
                 format!("could not create the agent's private workspace: {e}"),
                 "check that the temporary directory is writable",
             )
@@ -386,7 +386,7 @@ impl AgentHost {
             generation,
             SessionLimits::default(),
         )
-        .map_err(SomiteError::from)?;
+        .map_err(somite_workflow::SomiteError::from)?;
         let (capability_id, capability) = self.capabilities.issue();
         let config = SessionConfig {
             mcp_servers: self.mcp_servers(&workspace.tools_root(), capability.expose()),
@@ -484,7 +484,7 @@ impl AgentHost {
     }
 
     /// Sends the user's message; the feed gets their words first.
-    pub async fn prompt(&self, text: String) -> Result<TurnId, SomiteError> {
+    pub async fn prompt(&self, text: String) -> Result<TurnId, Error> {
         let slot = self.connection.lock().await;
         let connection = connected(&slot)?;
         let order = self.feed_order.lock().await;
@@ -511,7 +511,7 @@ impl AgentHost {
         Ok(turn)
     }
 
-    pub async fn cancel(&self) -> Result<(), SomiteError> {
+    pub async fn cancel(&self) -> Result<(), Error> {
         let slot = self.connection.lock().await;
         connected(&slot)?
             .session
@@ -520,14 +520,10 @@ impl AgentHost {
             .map_err(session_error)
     }
 
-    pub async fn answer_permission(
-        &self,
-        id: &str,
-        answer: PermissionAnswer,
-    ) -> Result<(), SomiteError> {
+    pub async fn answer_permission(&self, id: &str, answer: PermissionAnswer) -> Result<(), Error> {
         let id: PermissionId = id.parse().map_err(|_| {
-            SomiteError::new(
-                ErrorCode::NotFound,
+            Error::new(
+                DomainCode::NotFound,
                 format!("`{id}` is not a permission id"),
                 "answer a permission listed in the session's pending_permissions",
             )
@@ -544,7 +540,7 @@ impl AgentHost {
         &self,
         id: String,
         value: ConfigValue,
-    ) -> Result<Vec<ConfigOption>, SomiteError> {
+    ) -> Result<Vec<ConfigOption>, Error> {
         let slot = self.connection.lock().await;
         let options = connected(&slot)?
             .session
@@ -557,7 +553,7 @@ impl AgentHost {
 
     /// Ends the session: waits for attachment work, stops the agent, removes
     /// its workspace and reports what cleaning up did.
-    pub async fn disconnect(&self) -> Result<DisconnectReport, SomiteError> {
+    pub async fn disconnect(&self) -> Result<DisconnectReport, Error> {
         let mut slot = self.connection.lock().await;
         let connection = slot.take().ok_or_else(not_connected)?;
         Ok(self.finish(connection).await)
@@ -590,13 +586,13 @@ impl AgentHost {
     }
 }
 
-fn connected(slot: &Option<Connection>) -> Result<&Connection, SomiteError> {
+fn connected(slot: &Option<Connection>) -> Result<&Connection, Error> {
     slot.as_ref().ok_or_else(not_connected)
 }
 
-fn not_connected() -> SomiteError {
-    SomiteError::new(
-        ErrorCode::AgentNotConnected,
+fn not_connected() -> Error {
+    Error::new(
+        AgentCode::AgentNotConnected,
         "no agent is connected",
         "connect one first (POST /api/agent/connect)",
     )
@@ -628,40 +624,43 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn spawn_error(error: SpawnError) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::AgentCommandRejected,
+fn spawn_error(error: SpawnError) -> Error {
+    Error::new(
+        AgentCode::AgentCommandRejected,
         error.to_string(),
         "check the agent command; it must be an ACP agent executable",
     )
 }
 
-fn session_error(error: SessionError) -> SomiteError {
+fn session_error(error: SessionError) -> Error {
     let message = error.to_string();
-    let (code, recovery) = match error {
-        SessionError::Ended => (ErrorCode::AgentNotConnected, "connect the agent again"),
+    let (code, recovery): (ErrorCode, _) = match error {
+        SessionError::Ended => (
+            AgentCode::AgentNotConnected.into(),
+            "connect the agent again",
+        ),
         SessionError::NotReady => (
-            ErrorCode::AgentNotReady,
+            AgentCode::AgentNotReady.into(),
             "wait for the agent's session to be ready",
         ),
         SessionError::TurnInProgress => (
-            ErrorCode::AgentBusy,
+            AgentCode::AgentBusy.into(),
             "wait for the turn to end, or cancel it",
         ),
         SessionError::StaleGeneration { .. } | SessionError::UnknownPermission { .. } => (
-            ErrorCode::NotFound,
+            DomainCode::NotFound.into(),
             "answer a permission listed in the session's pending_permissions",
         ),
         SessionError::UnadvertisedOption { .. }
         | SessionError::UnknownConfigOption { .. }
         | SessionError::InvalidConfigValue { .. }
         | SessionError::NotAnAgentLogin { .. } => (
-            ErrorCode::InvalidRequest,
+            DomainCode::InvalidRequest.into(),
             "use one of the ids and values the agent advertised",
         ),
-        SessionError::Agent { .. } => (ErrorCode::AgentError, "see the agent's message"),
+        SessionError::Agent { .. } => (AgentCode::AgentError.into(), "see the agent's message"),
     };
-    SomiteError::new(code, message, recovery)
+    Error::new(code, message, recovery)
 }
 
 struct Pump {

@@ -157,7 +157,7 @@ fn with_document(head: &impl Serialize, document: &[u8]) -> Response {
 }
 
 fn parse_transaction(bytes: &[u8]) -> Result<GraphTransaction, ApiError> {
-    GraphTransaction::from_json(bytes).map_err(ApiError)
+    GraphTransaction::from_json(bytes).map_err(ApiError::from)
 }
 
 pub async fn human_transaction(
@@ -240,7 +240,7 @@ pub async fn catalog_search(
             cursor: params.cursor,
         })
         .map(Json)
-        .map_err(ApiError)
+        .map_err(ApiError::from)
 }
 
 pub async fn catalog_operator(
@@ -249,7 +249,7 @@ pub async fn catalog_operator(
 ) -> Result<Json<Value>, ApiError> {
     let catalog = state.project().catalog().clone();
     let entry = catalog.get(&id).ok_or_else(|| {
-        ApiError(SomiteError::new(
+        ApiError::from(SomiteError::new(
             ErrorCode::NotFound,
             format!("the catalog has no operator `{id}`"),
             "search the catalog for the exact id",

@@ -48,7 +48,7 @@ pub fn announce_runs(state: &Arc<AppState>) {
 }
 
 fn runner_error(error: somite_runner::RunnerError) -> ApiError {
-    ApiError(SomiteError::from(error))
+    ApiError::from(SomiteError::from(error))
 }
 
 pub async fn start_run(

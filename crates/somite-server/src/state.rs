@@ -153,5 +153,5 @@ pub async fn blocking<T: Send + 'static>(
                 "retry; if it persists, restart Somite and report the log",
             )
         })?
-        .map_err(ApiError)
+        .map_err(ApiError::from)
 }

@@ -190,7 +190,7 @@ fn assert_closed_and_annotated(tools: &[Tool], expected: &[&str]) {
             .unwrap_or_else(|| panic!("{} has an output schema", tool.name));
         assert_eq!(output.get("type"), Some(&json!("object")), "{}", tool.name);
         assert!(
-            output["$defs"].get("ToolError").is_some(),
+            output["$defs"].get("Error").is_some(),
             "{} output schema covers the failure envelope",
             tool.name
         );

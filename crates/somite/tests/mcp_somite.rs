@@ -140,7 +140,7 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             );
             let output = tool.output_schema.as_ref().expect("output schema");
             assert_eq!(output["type"], "object");
-            assert!(output["$defs"].get("Failure").is_some(), "{}", tool.name);
+            assert!(output["$defs"].get("Error").is_some(), "{}", tool.name);
             // The hints follow from what each tool's work does, declared
             // once beside the tools: compiling runs `pixi lock` and a launch
             // runs Pixi and Nextflow, which reach package channels.

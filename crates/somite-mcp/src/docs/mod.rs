@@ -24,7 +24,8 @@ pub use catalog::{Catalog, Page, PageSlice};
 pub use index::{DocsIndex, IndexError, SearchHit};
 pub use normalize::Markup;
 
-use crate::envelope::{ErrorCode, ToolError};
+use crate::envelope::ToolError;
+use somite_api::ToolCode;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -184,6 +185,6 @@ impl From<&DocsError> for ToolError {
                 "Check that the documentation cache directory is writable, or set SOMITE_MCP_DOCS_CACHE_DIR.".to_owned()
             }
         };
-        ToolError::new(ErrorCode::DocsUnavailable, error.to_string(), recovery)
+        ToolError::new(ToolCode::DocsUnavailable, error.to_string(), recovery)
     }
 }
