@@ -257,6 +257,28 @@ mod tests {
         }
     }
 
+    /// Every tool's input and output schema, as a client receives them from
+    /// `tools/list`: a change to a wire type shows up here for review.
+    /// Regenerate with `INSTA_UPDATE=always cargo nextest run -p somite-mcp`
+    /// (or `cargo insta review`).
+    #[test]
+    fn every_tool_schema_is_snapshotted() {
+        let servers = ["somite", "pixi", "nextflow"];
+        for (server, tools) in servers.iter().zip(every_server_tools()) {
+            let schemas: Vec<Value> = tools
+                .iter()
+                .map(|tool| {
+                    serde_json::json!({
+                        "name": tool.name,
+                        "inputSchema": Value::Object(JsonObject::clone(&tool.input_schema)),
+                        "outputSchema": tool.output_schema.as_deref().cloned().map(Value::Object),
+                    })
+                })
+                .collect();
+            insta::assert_json_snapshot!(format!("{server}_tool_schemas"), schemas);
+        }
+    }
+
     /// What a strict client (Ajv in the TypeScript SDK, `jsonschema` with
     /// its format checker) compiles: only formats JSON Schema defines.
     #[test]

@@ -17,6 +17,8 @@ use serde_json::Value;
 /// the snake_case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+// Named apart from the wire code that composes it (`somite_api::ErrorCode`).
+#[cfg_attr(feature = "schemars", schemars(rename = "DomainCode"))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     StaleRevision,
