@@ -19,7 +19,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Set (non-empty) when the build must embed the web bundle.
+/// Set (non-empty) when the build must embed the web bundle. Declared here,
+/// not in `somite-api`: a build script runs before the crates it would need.
 const REQUIRE: &str = "SOMITE_REQUIRE_WEB_BUNDLE";
 
 fn main() {

@@ -31,7 +31,7 @@ mod tests {
             "without asking for confirmation",
             "exact operator contracts",
             "single-concept queries, several in parallel",
-            "somite.readiness.get",
+            somite_api::tools::somite::READINESS_GET,
             "Kraken2",
             "do not compile, run or validate while readiness is blocked",
             "recipes",

@@ -31,17 +31,18 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use somite_api::EnvVars;
 use thiserror::Error;
 
 use crate::limits::{MAX_CREDENTIAL_LIST_BYTES, MAX_CREDENTIAL_NAMES};
 use crate::secrets::contains_secret_value;
 
 /// The runner variable that opts named credentials into the agent's environment.
-pub const CREDENTIAL_NAMES_VARIABLE: &str = "SOMITE_AGENT_CREDENTIAL_ENV_NAMES";
+pub const CREDENTIAL_NAMES_VARIABLE: &str = EnvVars::SOMITE_AGENT_CREDENTIAL_ENV_NAMES;
 
 /// The variable that carries the Somite MCP runtime capability to the Somite
 /// MCP server. It is never forwarded to an agent.
-pub const MCP_CAPABILITY_VARIABLE: &str = "SOMITE_MCP_CAPABILITY";
+pub const MCP_CAPABILITY_VARIABLE: &str = EnvVars::SOMITE_MCP_CAPABILITY;
 
 /// How a credential name must end.
 pub const CREDENTIAL_SUFFIXES: &[&str] = &[
@@ -309,7 +310,7 @@ fn credential_names(
         if name == MCP_CAPABILITY_VARIABLE {
             return Err(CredentialOptInError::McpCapability);
         }
-        if name.starts_with("SOMITE_") {
+        if name.starts_with(EnvVars::PREFIX) {
             return Err(CredentialOptInError::ReservedName { name: name.into() });
         }
         if !is_credential_shaped(name) {
@@ -362,7 +363,7 @@ mod tests {
             ("GIT_DIR", "/repo/.git"),
             ("LD_PRELOAD", "/tmp/evil.so"),
             ("OPENAI_API_KEY", "sk-abcdefghijklmnopqrstuvwxyz"),
-            ("SOMITE_MCP_CAPABILITY", "capability-value"),
+            (MCP_CAPABILITY_VARIABLE, "capability-value"),
             ("TERM", "xterm-256color"),
             ("LC_", "C"),
             ("TMP", "https://user:topsecret@example/tmp"),

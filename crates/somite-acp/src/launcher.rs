@@ -46,6 +46,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use somite_api::EnvVars;
 use thiserror::Error;
 
 use crate::env::{is_allowlisted, is_credential_shaped};
@@ -91,8 +92,19 @@ const SHELL_PROGRAMS: &[&str] = &[
 /// Environment-name prefixes a registry entry may not set: dynamic loaders,
 /// interpreters, package managers, git, shells.
 const FORBIDDEN_ENV_PREFIXES: &[&str] = &[
-    "LD_", "DYLD_", "NODE_", "NPM_", "YARN_", "PNPM_", "PYTHON", "PIP_", "UV_", "GIT_", "BASH_",
-    "JAVA_", "SOMITE_",
+    "LD_",
+    "DYLD_",
+    "NODE_",
+    "NPM_",
+    "YARN_",
+    "PNPM_",
+    "PYTHON",
+    "PIP_",
+    "UV_",
+    "GIT_",
+    "BASH_",
+    "JAVA_",
+    EnvVars::PREFIX,
 ];
 
 /// The executables on a `PATH`, searched the way a shell would but without one.
@@ -873,7 +885,7 @@ mod tests {
             "HTTPS_PROXY",
             "GIT_SSH_COMMAND",
             "OPENAI_API_KEY",
-            "SOMITE_MCP_CAPABILITY",
+            EnvVars::SOMITE_MCP_CAPABILITY,
             "lower_case",
         ] {
             assert_eq!(

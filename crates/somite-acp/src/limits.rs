@@ -8,7 +8,7 @@ use std::time::Duration;
 /// The largest frame (one line of agent standard output, complete or not)
 /// Somite decodes: the shared workflow transaction envelope. A larger frame
 /// ends the session instead of growing memory.
-pub const MAX_FRAME_BYTES: usize = somite_workflow::limits::MAX_DOCUMENT_BYTES as usize;
+pub const MAX_FRAME_BYTES: usize = somite_api::limits::MAX_DOCUMENT_BYTES as usize;
 
 /// How long a permission request waits for the user before Somite answers it.
 pub const PERMISSION_TIMEOUT: Duration = Duration::from_secs(5 * 60);

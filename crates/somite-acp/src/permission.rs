@@ -43,6 +43,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use somite_api::tools;
 use thiserror::Error;
 
 /// The argument that selects the operation of a multi-action tool.
@@ -76,14 +77,14 @@ const fn actions(name: &'static str, read_only_actions: &'static [&'static str])
 /// `pixi_task` listings. The names are exactly those `somite mcp pixi`
 /// advertises.
 pub const PIXI_READ_ONLY_TOOLS: &[ReadOnlyTool] = &[
-    any_call("pixi_docs_search"),
-    any_call("pixi_docs_read"),
-    any_call("pixi_docs_list"),
-    any_call("pixi_runtime_info"),
-    any_call("pixi_inspect"),
-    any_call("pixi_package_search"),
-    actions("pixi_lock", &["check"]),
-    actions("pixi_task", &["list"]),
+    any_call(tools::pixi::DOCS_SEARCH),
+    any_call(tools::pixi::DOCS_READ),
+    any_call(tools::pixi::DOCS_LIST),
+    any_call(tools::pixi::RUNTIME_INFO),
+    any_call(tools::pixi::INSPECT),
+    any_call(tools::pixi::PACKAGE_SEARCH),
+    actions(tools::pixi::LOCK, &["check"]),
+    actions(tools::pixi::TASK, &["list"]),
 ];
 
 /// Nextflow calls Somite allows without asking: documentation, runtime
@@ -91,12 +92,12 @@ pub const PIXI_READ_ONLY_TOOLS: &[ReadOnlyTool] = &[
 /// one run). The names are exactly those `somite mcp nextflow` advertises;
 /// it has no module tool, so none is allowed.
 pub const NEXTFLOW_READ_ONLY_TOOLS: &[ReadOnlyTool] = &[
-    any_call("nextflow_docs_search"),
-    any_call("nextflow_docs_read"),
-    any_call("nextflow_docs_list"),
-    any_call("nextflow_runtime_info"),
-    actions("nextflow_analyze", &["lint"]),
-    actions("nextflow_history", &["runs", "run"]),
+    any_call(tools::nextflow::DOCS_SEARCH),
+    any_call(tools::nextflow::DOCS_READ),
+    any_call(tools::nextflow::DOCS_LIST),
+    any_call(tools::nextflow::RUNTIME_INFO),
+    actions(tools::nextflow::ANALYZE, &["lint"]),
+    actions(tools::nextflow::HISTORY, &["runs", "run"]),
 ];
 
 /// The MCP servers and tools of one session, as Somite configured them. The
@@ -147,12 +148,14 @@ impl ToolBoundary {
             .map(Into::into)
             .map(|name: String| {
                 let valid = name.len() <= 128
-                    && name.strip_prefix("somite.").is_some_and(|rest| {
-                        !rest.is_empty()
-                            && rest.bytes().all(|b| {
-                                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
-                            })
-                    });
+                    && name
+                        .strip_prefix(tools::somite::PREFIX)
+                        .is_some_and(|rest| {
+                            !rest.is_empty()
+                                && rest.bytes().all(|b| {
+                                    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+                                })
+                        });
                 if valid {
                     Ok(name)
                 } else {
@@ -663,9 +666,9 @@ mod tests {
     use super::*;
 
     const SOMITE_TOOLS: &[&str] = &[
-        "somite.workflow.get",
-        "somite.readiness.get",
-        "somite.graph.apply_transaction",
+        tools::somite::WORKFLOW_GET,
+        tools::somite::READINESS_GET,
+        tools::somite::GRAPH_APPLY_TRANSACTION,
     ];
 
     fn boundary() -> ToolBoundary {
@@ -737,7 +740,9 @@ mod tests {
         }
         let raw_only = ToolCallFacts {
             title: Some("Approve Read workflow".into()),
-            raw_input: Some(json!({"server": "somite", "tool": "somite.workflow.get"})),
+            raw_input: Some(
+                json!({"server": "somite", "tool": somite_api::tools::somite::WORKFLOW_GET}),
+            ),
             ..ToolCallFacts::default()
         };
         assert!(allowed(&raw_only));
@@ -750,7 +755,7 @@ mod tests {
             "somite.*",
             "somite.workflow",
             "somite.workflow.get.",
-            "somite.run.start",
+            somite_api::tools::somite::RUN_START,
         ] {
             assert!(
                 matches!(
@@ -770,7 +775,7 @@ mod tests {
 
     #[test]
     fn the_default_boundary_allows_nothing() {
-        let call = codex("somite", "somite.workflow.get", json!({}));
+        let call = codex("somite", somite_api::tools::somite::WORKFLOW_GET, json!({}));
         assert!(matches!(
             ToolBoundary::default().decide(&call, &options()),
             PermissionDecision::Ask(AskReason::NotAllowlisted { .. })
@@ -779,20 +784,28 @@ mod tests {
 
     #[test]
     fn a_somite_tool_name_on_another_server_asks() {
-        assert!(!allowed(&codex("evil", "somite.workflow.get", json!({}))));
-        assert!(!allowed(&codex("pixi", "somite.workflow.get", json!({}))));
+        assert!(!allowed(&codex(
+            "evil",
+            somite_api::tools::somite::WORKFLOW_GET,
+            json!({})
+        )));
+        assert!(!allowed(&codex(
+            "pixi",
+            somite_api::tools::somite::WORKFLOW_GET,
+            json!({})
+        )));
     }
 
     #[test]
     fn conflicting_identities_ask() {
-        let mut call = codex("somite", "somite.workflow.get", json!({}));
+        let mut call = codex("somite", somite_api::tools::somite::WORKFLOW_GET, json!({}));
         call.title = Some("Tool: somite/somite.graph.apply_transaction".into());
         assert!(matches!(
             boundary().decide(&call, &options()),
             PermissionDecision::Ask(AskReason::ConflictingIdentity { .. })
         ));
 
-        let mut call = claude("somite", "somite.workflow.get", json!({}));
+        let mut call = claude("somite", somite_api::tools::somite::WORKFLOW_GET, json!({}));
         call.meta = json!({"claudeCode": {"toolName": "mcp__somite__somite_workflow_get",
             "mcpServer": {"name": "pixi"}}})
         .as_object()
@@ -803,7 +816,7 @@ mod tests {
             PermissionDecision::Ask(AskReason::ConflictingIdentity { .. })
         ));
 
-        let mut call = codex("somite", "somite.workflow.get", json!({}));
+        let mut call = codex("somite", somite_api::tools::somite::WORKFLOW_GET, json!({}));
         call.name = Some("Bash".into());
         assert!(matches!(
             boundary().decide(&call, &options()),
@@ -870,52 +883,76 @@ mod tests {
     fn toolchain_reads_are_allowed_and_mutations_ask() {
         assert!(allowed(&codex(
             "pixi",
-            "pixi_docs_search",
+            somite_api::tools::pixi::DOCS_SEARCH,
             json!({"query": "lock"})
         )));
         assert!(allowed(&codex(
             "pixi",
-            "pixi_lock",
+            somite_api::tools::pixi::LOCK,
             json!({"action": "check"})
         )));
         assert!(allowed(&claude(
             "pixi",
-            "pixi_task",
+            somite_api::tools::pixi::TASK,
             json!({"action": "list"})
         )));
         assert!(allowed(&codex(
             "nextflow",
-            "nextflow_analyze",
+            somite_api::tools::nextflow::ANALYZE,
             json!({"action": "lint"})
         )));
         assert!(allowed(&claude(
             "nextflow",
-            "nextflow_docs_list",
+            somite_api::tools::nextflow::DOCS_LIST,
             json!({})
         )));
         assert!(allowed(&codex(
             "nextflow",
-            "nextflow_history",
+            somite_api::tools::nextflow::HISTORY,
             json!({"action": "runs"})
         )));
         assert!(allowed(&codex(
             "nextflow",
-            "nextflow_runtime_info",
+            somite_api::tools::nextflow::RUNTIME_INFO,
             json!({})
         )));
 
         for (server, tool, arguments) in [
-            ("pixi", "pixi_lock", json!({"action": "update"})),
-            ("pixi", "pixi_lock", json!({})),
-            ("pixi", "pixi_task", json!({"action": "run"})),
-            ("pixi", "pixi_dependency", json!({"action": "add"})),
+            (
+                "pixi",
+                somite_api::tools::pixi::LOCK,
+                json!({"action": "update"}),
+            ),
+            ("pixi", somite_api::tools::pixi::LOCK, json!({})),
+            (
+                "pixi",
+                somite_api::tools::pixi::TASK,
+                json!({"action": "run"}),
+            ),
+            (
+                "pixi",
+                somite_api::tools::pixi::DEPENDENCY,
+                json!({"action": "add"}),
+            ),
             ("pixi", "pixi_exec", json!({})),
-            ("nextflow", "nextflow_run", json!({"action": "preview"})),
-            ("nextflow", "nextflow_analyze", json!({"action": "inspect"})),
+            (
+                "nextflow",
+                somite_api::tools::nextflow::RUN,
+                json!({"action": "preview"}),
+            ),
+            (
+                "nextflow",
+                somite_api::tools::nextflow::ANALYZE,
+                json!({"action": "inspect"}),
+            ),
             ("nextflow", "nextflow_module", json!({"action": "install"})),
-            ("nextflow", "nextflow_history", json!({"action": "clean"})),
+            (
+                "nextflow",
+                somite_api::tools::nextflow::HISTORY,
+                json!({"action": "clean"}),
+            ),
             ("nextflow", "nextflow_project", json!({})),
-            ("nextflow", "pixi_docs_search", json!({})),
+            ("nextflow", somite_api::tools::pixi::DOCS_SEARCH, json!({})),
         ] {
             assert!(
                 !allowed(&codex(server, tool, arguments.clone())),
@@ -930,7 +967,7 @@ mod tests {
 
     #[test]
     fn auto_allow_uses_allow_once_by_kind_never_allow_always() {
-        let call = codex("somite", "somite.workflow.get", json!({}));
+        let call = codex("somite", somite_api::tools::somite::WORKFLOW_GET, json!({}));
         let only_always: Vec<PermissionChoice> = options()
             .into_iter()
             .filter(|option| option.kind != PermissionChoiceKind::AllowOnce)
@@ -967,7 +1004,12 @@ mod tests {
 
     #[test]
     fn the_somite_tool_list_must_be_somite_tools() {
-        for bad in ["pixi_lock", "somite.", "somite.a b", "somite.*"] {
+        for bad in [
+            somite_api::tools::pixi::LOCK,
+            "somite.",
+            "somite.a b",
+            "somite.*",
+        ] {
             assert_eq!(
                 ToolBoundary::default().with_somite("somite", [bad]),
                 Err(BoundaryError::NotASomiteTool { name: bad.into() })

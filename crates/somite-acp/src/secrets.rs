@@ -397,8 +397,8 @@ mod tests {
             "credentials",
             "Set-Cookie",
             "cookie",
-            "x-somite-capability",
-            "SOMITE_MCP_CAPABILITY",
+            somite_api::headers::CAPABILITY,
+            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
             "AWS_SECRET_ACCESS_KEY",
             "accessKey",
         ] {

@@ -30,7 +30,7 @@ pub use crate::secrets::{REDACTED, Redactor, is_secret_name};
 pub const TRANSCRIPT_FORMAT: u32 = 1;
 
 /// The tool whose input is a graph transaction, correlated separately.
-const TRANSACTION_TOOL: &str = "somite.graph.apply_transaction";
+const TRANSACTION_TOOL: &str = somite_api::tools::somite::GRAPH_APPLY_TRANSACTION;
 
 /// Redacts secret-shaped fields and values, recursively (see the module docs).
 #[must_use]

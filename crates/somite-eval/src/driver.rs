@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Value, json};
 use somite_acp::transcript::Redactor;
-use somite_project::toolchain::{PIXI_VAR, resolve_pixi};
+use somite_api::EnvVars;
+use somite_api::tools::somite as tools;
+use somite_project::toolchain::resolve_pixi;
 use somite_project::{Layout, Project, Seed};
 use tokio::process::{Child, Command};
 
@@ -377,7 +379,10 @@ impl Feed {
         let mut fresh: Vec<FeedEvent> =
             serde_json::from_value(page.get("events").cloned().unwrap_or_default())
                 .map_err(|error| EvalError::Server(format!("unreadable feed page: {error}")))?;
-        for event in fresh.iter_mut().filter(|event| event.kind == "transaction") {
+        for event in fresh
+            .iter_mut()
+            .filter(|event| event.kind == somite_api::FeedKind::Transaction.as_str())
+        {
             let Some(revision) = event
                 .data
                 .pointer("/outcome/state_revision")
@@ -408,8 +413,9 @@ impl Feed {
 }
 
 fn agent_event<'a>(event: &'a FeedEvent, kind: &str) -> Option<&'a Value> {
-    (event.kind == "agent" && event.data.get("type").and_then(Value::as_str) == Some(kind))
-        .then_some(&event.data)
+    (event.kind == somite_api::FeedKind::Agent.as_str()
+        && event.data.get("type").and_then(Value::as_str) == Some(kind))
+    .then_some(&event.data)
 }
 
 async fn drive(
@@ -482,7 +488,7 @@ async fn drive(
     'turn: loop {
         tokio::time::sleep(FEED_POLL).await;
         for event in feed.read(server).await? {
-            if event.kind == "run"
+            if event.kind == somite_api::FeedKind::Run.as_str()
                 && let Some(run_id) = event.data.get("run_id").and_then(Value::as_str)
                 && !run_ids.iter().any(|known| known == run_id)
             {
@@ -682,7 +688,7 @@ async fn configure(
 fn completed_inspection(event: &FeedEvent) -> Option<String> {
     let call = agent_event(event, "tool_call")?.get("tool_call")?;
     let is_get = call.pointer("/identity/server").and_then(Value::as_str) == Some("somite")
-        && call.pointer("/identity/tool").and_then(Value::as_str) == Some("somite.workflow.get");
+        && call.pointer("/identity/tool").and_then(Value::as_str) == Some(tools::WORKFLOW_GET);
     let completed = call.get("status").and_then(Value::as_str) == Some("completed");
     (is_get && completed)
         .then(|| call.get("tool_call_id")?.as_str().map(str::to_owned))
@@ -785,12 +791,17 @@ async fn wind_down_run(server: &Server, run_id: &str) {
 /// The Pixi the server will use: `SOMITE_PIXI`, else `pixi` on `PATH`.
 /// An invalid `SOMITE_PIXI` stops the server itself, so it counts as none.
 fn find_pixi() -> Toolchain {
-    let setting = std::env::var(PIXI_VAR).ok();
+    let setting = std::env::var(EnvVars::SOMITE_PIXI).ok();
     let pixi = resolve_pixi(setting.as_deref()).ok().flatten();
     Toolchain {
-        source: pixi
-            .as_ref()
-            .map(|_| if setting.is_some() { PIXI_VAR } else { "PATH" }.to_owned()),
+        source: pixi.as_ref().map(|_| {
+            if setting.is_some() {
+                EnvVars::SOMITE_PIXI
+            } else {
+                "PATH"
+            }
+            .to_owned()
+        }),
         pixi: pixi.map(|path| path.display().to_string()),
     }
 }

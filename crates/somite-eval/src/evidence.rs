@@ -43,7 +43,7 @@ pub mod files {
 pub struct FeedEvent {
     /// Its position in the feed.
     pub cursor: u64,
-    /// `transaction`, `run`, `compile`, `agent` or `gap`.
+    /// A [`somite_api::FeedKind`] by its wire name.
     pub kind: String,
     /// When the runtime published it.
     #[serde(default)]
@@ -202,7 +202,7 @@ impl Evidence {
     pub fn transactions(&self) -> Vec<Transaction> {
         self.events
             .iter()
-            .filter(|event| event.kind == "transaction")
+            .filter(|event| event.kind == somite_api::FeedKind::Transaction.as_str())
             .filter(|event| event.data.pointer("/outcome/replayed") != Some(&Value::Bool(true)))
             .map(|event| Transaction {
                 cursor: event.cursor,
@@ -236,7 +236,8 @@ impl Evidence {
 
     fn agent_events<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a FeedEvent> + 'a {
         self.events.iter().filter(move |event| {
-            event.kind == "agent" && event.data.get("type").and_then(Value::as_str) == Some(kind)
+            event.kind == somite_api::FeedKind::Agent.as_str()
+                && event.data.get("type").and_then(Value::as_str) == Some(kind)
         })
     }
 }
@@ -384,7 +385,7 @@ mod tests {
     fn call(raw_input: Value, raw_output: Value, content: Vec<&str>) -> ToolCall {
         let view: ToolCallView = serde_json::from_value(json!({
             "tool_call_id": "c1", "title": "t", "kind": "other", "status": "failed",
-            "identity": {"server": "somite", "tool": "somite.graph.apply_transaction"},
+            "identity": {"server": "somite", "tool": somite_api::tools::somite::GRAPH_APPLY_TRANSACTION},
             "raw_input": raw_input, "raw_output": raw_output,
             "content": content, "locations": [],
         }))

@@ -198,7 +198,9 @@ mod tests {
     #[test]
     fn only_the_baseline_prompts_name_tools() {
         for scenario in Scenario::ALL {
-            let names_tools = scenario.prompt().contains("somite.");
+            let names_tools = scenario
+                .prompt()
+                .contains(somite_api::tools::somite::PREFIX);
             let expected = matches!(scenario, Scenario::Baseline | Scenario::Stale);
             assert_eq!(names_tools, expected, "{scenario}");
         }

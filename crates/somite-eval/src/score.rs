@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use somite_api::tools::somite as tools;
 
 use somite_acp::events::ToolKind;
 
@@ -23,7 +24,7 @@ pub const SCORE_FORMAT: u32 = 1;
 const BOUNDARY_SERVERS: [&str; 3] = ["somite", "pixi", "nextflow"];
 
 /// The longest long-poll `somite.run.status` accepts.
-const MAX_WAIT_MS: u64 = 25_000;
+const MAX_WAIT_MS: u64 = somite_api::limits::MAX_STATUS_WAIT.as_millis() as u64;
 
 /// Run phases after which nothing changes.
 pub(crate) const TERMINAL_PHASES: [&str; 3] = ["completed", "failed", "cancelled"];
@@ -239,7 +240,7 @@ impl<'a> Facts<'a> {
     fn inspected_before_edit(&self) -> Check {
         let id = "inspected_before_edit";
         let first_edit = self
-            .somite_calls("somite.graph.apply_transaction")
+            .somite_calls(tools::GRAPH_APPLY_TRANSACTION)
             .map(|call| call.first_cursor)
             .min();
         let Some(first_edit) = first_edit else {
@@ -250,7 +251,7 @@ impl<'a> Facts<'a> {
             );
         };
         let inspected = self
-            .somite_calls("somite.workflow.get")
+            .somite_calls(tools::WORKFLOW_GET)
             .any(|call| call.completed() && call.last_cursor < first_edit);
         check(
             id,
@@ -346,21 +347,25 @@ impl<'a> Facts<'a> {
 
     fn validation_started(&self) -> Check {
         let started = self
-            .somite_calls("somite.validation.start")
+            .somite_calls(tools::VALIDATION_START)
             .find(|call| call.completed() && call.output().get("run_id").is_some());
         check(
             "validation_started",
             started.is_some(),
             match started {
-                Some(call) => format!("somite.validation.start ({}) returned a run_id", call.id),
-                None => "no successful somite.validation.start".to_owned(),
+                Some(call) => format!(
+                    "{} ({}) returned a run_id",
+                    tools::VALIDATION_START,
+                    call.id
+                ),
+                None => format!("no successful {}", tools::VALIDATION_START),
             },
         )
     }
 
     fn bounded_long_poll(&self) -> Check {
         let waits: Vec<u64> = self
-            .somite_calls("somite.run.status")
+            .somite_calls(tools::RUN_STATUS)
             .filter_map(|call| call.arguments().get("wait_ms").and_then(Value::as_u64))
             .collect();
         let bounded = waits.iter().any(|wait| (1..=MAX_WAIT_MS).contains(wait));
@@ -368,9 +373,12 @@ impl<'a> Facts<'a> {
             "bounded_long_poll",
             bounded,
             if waits.is_empty() {
-                "no somite.run.status call passed wait_ms".to_owned()
+                format!("no {} call passed wait_ms", tools::RUN_STATUS)
             } else {
-                format!("somite.run.status wait_ms values: {waits:?} (bound 1..={MAX_WAIT_MS})")
+                format!(
+                    "{} wait_ms values: {waits:?} (bound 1..={MAX_WAIT_MS})",
+                    tools::RUN_STATUS
+                )
             },
         )
     }
@@ -381,7 +389,7 @@ impl<'a> Facts<'a> {
             .iter()
             .filter(|call| {
                 call.completed()
-                    && (call.is_somite("somite.run.status") || call.is_somite("somite.run.cancel"))
+                    && (call.is_somite(tools::RUN_STATUS) || call.is_somite(tools::RUN_CANCEL))
             })
             .filter_map(|call| {
                 call.output()
@@ -459,7 +467,7 @@ impl<'a> Facts<'a> {
 
     /// The first agent transaction call that failed as stale.
     fn stale_failure(&self) -> Option<&ToolCall> {
-        self.somite_calls("somite.graph.apply_transaction")
+        self.somite_calls(tools::GRAPH_APPLY_TRANSACTION)
             .find(|call| call.error_code().as_deref() == Some("stale_revision"))
     }
 
@@ -492,14 +500,17 @@ impl<'a> Facts<'a> {
             .calls
             .iter()
             .filter(|call| call.first_cursor > stale.last_cursor && call.completed())
-            .any(|call| call.is_somite("somite.workflow.get"));
+            .any(|call| call.is_somite(tools::WORKFLOW_GET));
         check(
             id,
             reinspected,
             if reinspected {
-                "somite.workflow.get was called again after the stale failure"
+                format!(
+                    "{} was called again after the stale failure",
+                    tools::WORKFLOW_GET
+                )
             } else {
-                "the agent did not re-read the workflow after the stale failure"
+                "the agent did not re-read the workflow after the stale failure".to_owned()
             },
         )
     }
@@ -617,7 +628,7 @@ impl<'a> Facts<'a> {
             .calls
             .iter()
             .filter(|call| {
-                call.is_somite("somite.validation.start") || call.is_somite("somite.run.start")
+                call.is_somite(tools::VALIDATION_START) || call.is_somite(tools::RUN_START)
             })
             .map(|call| call.id.clone())
             .collect();
@@ -670,7 +681,7 @@ impl<'a> Facts<'a> {
     // ----- cancel -----
 
     fn started_run(&self) -> Option<(&ToolCall, String)> {
-        self.somite_calls("somite.run.start").find_map(|call| {
+        self.somite_calls(tools::RUN_START).find_map(|call| {
             let run_id = call.output().get("run_id")?.as_str()?.to_owned();
             call.completed().then_some((call, run_id))
         })
@@ -682,8 +693,8 @@ impl<'a> Facts<'a> {
             "run_started",
             started.is_some(),
             match started {
-                Some((_, run_id)) => format!("somite.run.start returned {run_id}"),
-                None => "no successful somite.run.start".to_owned(),
+                Some((_, run_id)) => format!("{} returned {run_id}", tools::RUN_START),
+                None => format!("no successful {}", tools::RUN_START),
             },
         )
     }
@@ -694,13 +705,13 @@ impl<'a> Facts<'a> {
             return check(id, false, "no run was started");
         };
         let Some(cancel) = self
-            .somite_calls("somite.run.cancel")
+            .somite_calls(tools::RUN_CANCEL)
             .find(|call| call.arguments().get("run_id").and_then(Value::as_str) == Some(&run_id))
         else {
             return check(
                 id,
                 false,
-                format!("somite.run.cancel was never called for {run_id}"),
+                format!("{} was never called for {run_id}", tools::RUN_CANCEL),
             );
         };
         // What the agent itself knew: its last status answer before the
@@ -709,7 +720,7 @@ impl<'a> Facts<'a> {
         let phase_then = self
             .calls
             .iter()
-            .filter(|call| call.is_somite("somite.run.status") && call.completed())
+            .filter(|call| call.is_somite(tools::RUN_STATUS) && call.completed())
             .filter(|call| call.last_cursor < cancel.first_cursor)
             .filter_map(|call| {
                 call.output()
@@ -801,7 +812,7 @@ impl<'a> Facts<'a> {
     }
 
     fn incompatible_attempt(&self) -> Option<&ToolCall> {
-        self.somite_calls("somite.graph.apply_transaction")
+        self.somite_calls(tools::GRAPH_APPLY_TRANSACTION)
             .find(|call| Self::connects_report_into_fastp(call))
     }
 

@@ -26,8 +26,9 @@
 //! tools that let a child write somewhere the agent chose have it write into
 //! a private directory and [`publish`](WorkspaceRoot::publish) the result.
 
-use crate::envelope::{ErrorCode, ToolError};
+use crate::envelope::ToolError;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use somite_api::{DomainCode, ErrorCode, ToolCode};
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
@@ -95,25 +96,25 @@ pub enum ConfineError {
 
 impl From<ConfineError> for ToolError {
     fn from(error: ConfineError) -> Self {
-        let (code, recovery) = match &error {
+        let (code, recovery): (ErrorCode, _) = match &error {
             ConfineError::Missing { .. } => (
-                ErrorCode::NotFound,
+                DomainCode::NotFound.into(),
                 "Pass a path relative to the workspace root that exists.",
             ),
             ConfineError::Write { .. } => (
-                ErrorCode::WriteFailed,
+                ToolCode::WriteFailed.into(),
                 "Check the free space and permissions of the workspace, then retry.",
             ),
             ConfineError::HardLink { .. } => (
-                ErrorCode::PathRejected,
+                ToolCode::PathRejected.into(),
                 "Replace the hard-linked file by a copy of its own (e.g. `cp --remove-destination`), then retry.",
             ),
             ConfineError::NotADirectory { .. } => (
-                ErrorCode::PathRejected,
+                ToolCode::PathRejected.into(),
                 "Pass a directory relative to the workspace root.",
             ),
             _ => (
-                ErrorCode::PathRejected,
+                ToolCode::PathRejected.into(),
                 "Pass a path relative to the workspace root, without `..` and without symbolic links.",
             ),
         };
@@ -548,7 +549,7 @@ mod tests {
             "{refused:?}"
         );
         let envelope = ToolError::from(refused.expect_err("refused"));
-        assert_eq!(envelope.code, ErrorCode::PathRejected);
+        assert_eq!(envelope.code, ToolCode::PathRejected);
         let project = root.existing("project").expect("project");
         assert!(matches!(
             root.check_members(&project, &["main.nf", "linked.nf"]),

@@ -217,26 +217,79 @@ mod tests {
         );
     }
 
-    /// What a strict client (Ajv in the TypeScript SDK, `jsonschema` with
-    /// its format checker) compiles: only formats JSON Schema defines.
-    #[test]
-    fn every_schema_of_every_server_uses_only_standard_formats() {
+    /// The tools of the three servers, in the order of `tools::*::ALL`.
+    fn every_server_tools() -> [Vec<rmcp::model::Tool>; 3] {
         let root = tempfile::tempdir().expect("tempdir");
         let options = crate::toolserver::ServerOptions {
             workspace_root: root.path().to_path_buf(),
             docs_source: None,
         };
-        let servers = [
+        [
+            crate::somite_proxy::SomiteServer::new("http://127.0.0.1:9", None)
+                .expect("somite")
+                .tools(),
             crate::pixi::PixiServer::start(&options)
                 .expect("pixi")
                 .tools(),
             crate::nextflow::NextflowServer::start(&options)
                 .expect("nextflow")
                 .tools(),
-            crate::somite_proxy::SomiteServer::new("http://127.0.0.1:9", None)
-                .expect("somite")
-                .tools(),
+        ]
+    }
+
+    /// `#[tool(name = …)]` takes only a literal; this keeps each literal
+    /// equal to the wire contract's constant, in both directions (a tool
+    /// without a declared name already fails `finish`, since its effects
+    /// are looked up by the constants).
+    #[test]
+    fn every_server_registers_exactly_the_declared_tool_names() {
+        let declared = [
+            somite_api::tools::somite::ALL,
+            somite_api::tools::pixi::ALL,
+            somite_api::tools::nextflow::ALL,
         ];
+        for (tools, declared) in every_server_tools().iter().zip(declared) {
+            let mut registered: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+            let mut declared = declared.to_vec();
+            registered.sort_unstable();
+            declared.sort_unstable();
+            assert_eq!(registered, declared);
+        }
+    }
+
+    /// Every tool's input and output schema, as a client receives them from
+    /// `tools/list`: a change to a wire type shows up here for review.
+    /// Regenerate with `INSTA_UPDATE=always cargo nextest run -p somite-mcp`
+    /// (or `cargo insta review`).
+    #[test]
+    fn every_tool_schema_is_snapshotted() {
+        let servers = ["somite", "pixi", "nextflow"];
+        for (server, mut tools) in servers.iter().zip(every_server_tools()) {
+            // The router lists tools in hash order.
+            tools.sort_by(|a, b| a.name.cmp(&b.name));
+            let schemas: Vec<Value> = tools
+                .iter()
+                .map(|tool| {
+                    serde_json::json!({
+                        "name": tool.name,
+                        "inputSchema": Value::Object(JsonObject::clone(&tool.input_schema)),
+                        "outputSchema": tool.output_schema.as_deref().cloned().map(Value::Object),
+                    })
+                })
+                .collect();
+            // Key order depends on whether the build unifies serde_json's
+            // `preserve_order`; the snapshot must not.
+            insta::with_settings!({ sort_maps => true }, {
+                insta::assert_json_snapshot!(format!("{server}_tool_schemas"), schemas);
+            });
+        }
+    }
+
+    /// What a strict client (Ajv in the TypeScript SDK, `jsonschema` with
+    /// its format checker) compiles: only formats JSON Schema defines.
+    #[test]
+    fn every_schema_of_every_server_uses_only_standard_formats() {
+        let servers = every_server_tools();
         let mut checked = 0;
         for tool in servers.iter().flatten() {
             let output = tool.output_schema.as_ref().expect("an output schema");

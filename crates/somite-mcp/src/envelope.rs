@@ -4,7 +4,7 @@
 //! Expected failures (a missing binary, a rejected path, a page that does not
 //! exist) are results the agent can act on, so they travel as `isError: true`
 //! tool results with structured content `{code, message, recovery}` plus
-//! optional `details` — never as JSON-RPC protocol errors, which clients treat
+//! optional `details` (`somite_api::Error`) — never as JSON-RPC protocol errors, which clients treat
 //! as transport trouble. A tool function returns [`ToolOutcome<T>`]; its
 //! declared `outputSchema` is [`outcome_schema::<T>()`](outcome_schema), an
 //! object schema that is `anyOf` the success type and [`ToolError`], so a
@@ -16,69 +16,19 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::Serialize;
 use serde_json::Value;
+use somite_api::ToolCode;
 use std::sync::Arc;
 
-/// Stable machine-readable failure codes (part of Somite's wire contract).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// The tool's binary is not on the server's PATH.
-    ToolchainMissing,
-    /// The binary is installed but is not the release the contract is proven for.
-    ToolchainVersionMismatch,
-    /// A path escaped the workspace root, was absolute outside it, contained
-    /// `..`, crossed a symbolic link, or named a hard-linked or special file.
-    PathRejected,
-    /// The named page, file, task or run does not exist.
-    NotFound,
-    /// An argument is well-formed JSON but not acceptable (bad name, empty list).
-    InvalidArgument,
-    /// The manual has not been imported into the documentation cache.
-    DocsUnavailable,
-    /// The process could not be started or observed.
-    ProcessFailed,
-    /// A request to the documentation index failed.
-    SearchFailed,
-    /// A tool's output could not be written into the workspace.
-    WriteFailed,
-}
-
-/// The `{code, message, recovery}` envelope, plus optional details.
-#[derive(Debug, Clone, Serialize, JsonSchema, thiserror::Error)]
-#[error("{message}")]
-pub struct ToolError {
-    pub code: ErrorCode,
-    /// What went wrong, in one sentence.
-    pub message: String,
-    /// What to do next.
-    pub recovery: String,
-    /// Structured context (versions, the rejected path, a failed run's result).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Box<Value>>,
-}
-
-impl ToolError {
-    pub fn new(code: ErrorCode, message: impl Into<String>, recovery: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            recovery: recovery.into(),
-            details: None,
-        }
-    }
-
-    #[must_use]
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(Box::new(details));
-        self
-    }
-}
+/// The toolchain servers' failure is the wire envelope itself, with the
+/// tool servers' codes ([`ToolCode`]) and the domain's `not_found` and
+/// `toolchain_missing`.
+pub use somite_api::Error as ToolError;
 
 /// Arguments that do not match a tool's input schema, as the toolchain
 /// servers' envelope (see [`crate::effects::finish`]).
 pub fn argument_error(message: String) -> Value {
     serde_json::json!({
-        "code": ErrorCode::InvalidArgument,
+        "code": ToolCode::InvalidArgument,
         "message": message,
         "recovery": "Pass only the arguments the tool's inputSchema declares, with their declared types.",
     })
@@ -154,14 +104,14 @@ mod tests {
         assert_eq!(schema["type"], "object");
         let defs = schema["$defs"].as_object().expect("definitions");
         assert!(defs.contains_key("Sample"), "{schema:?}");
-        assert!(defs.contains_key("ToolError"), "{schema:?}");
+        assert!(defs.contains_key("Error"), "{schema:?}");
         assert_eq!(schema["anyOf"].as_array().map(Vec::len), Some(2));
     }
 
     #[test]
     fn a_failure_becomes_an_is_error_result_with_the_envelope() {
         let outcome: ToolOutcome<Sample> = ToolOutcome(Err(ToolError::new(
-            ErrorCode::NotFound,
+            somite_api::DomainCode::NotFound,
             "no such page",
             "list the pages",
         )));

@@ -17,7 +17,7 @@ use crate::docs::tools::{
     DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
 };
 use crate::effects::{self, Effect, Effects};
-use crate::envelope::{ErrorCode, ToolError, ToolOutcome, argument_error, outcome_schema};
+use crate::envelope::{ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::limits::{DEFAULT_TIMEOUT, STREAM_CAPTURE_LIMIT};
 use crate::pixi::NoArguments;
 use crate::toolchain::NEXTFLOW_CONTRACT;
@@ -31,6 +31,7 @@ use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use somite_api::ToolCode;
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::Read;
@@ -251,7 +252,7 @@ impl NextflowServer {
         let dir = root.existing(project.unwrap_or("."))?;
         if !dir.is_dir() {
             return Err(ToolError::new(
-                ErrorCode::InvalidArgument,
+                ToolCode::InvalidArgument,
                 format!(
                     "project {:?} is not a directory",
                     root.display_relative(dir.path())
@@ -343,7 +344,7 @@ impl NextflowServer {
                 let project = self.project(args.project.as_deref(), args.script.as_deref())?;
                 let dag_dir = tempfile::tempdir().map_err(|error| {
                     ToolError::new(
-                        ErrorCode::ProcessFailed,
+                        ToolCode::ProcessFailed,
                         format!("cannot create a directory for the DAG: {error}"),
                         "Check TMPDIR.",
                     )
@@ -428,7 +429,7 @@ impl NextflowServer {
             HistoryAction::Run => {
                 let run_name = args.run_name.as_deref().ok_or_else(|| {
                     ToolError::new(
-                        ErrorCode::InvalidArgument,
+                        ToolCode::InvalidArgument,
                         "run needs run_name",
                         "Pass a run name from the runs action.",
                     )
@@ -518,20 +519,20 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
     Some(match tool {
         // The manual, the version banner, and `nextflow log` over the
         // project's own history.
-        "nextflow_docs_search"
-        | "nextflow_docs_read"
-        | "nextflow_docs_list"
-        | "nextflow_runtime_info"
-        | "nextflow_history" => Effects::READ_LOCAL,
+        somite_api::tools::nextflow::DOCS_SEARCH
+        | somite_api::tools::nextflow::DOCS_READ
+        | somite_api::tools::nextflow::DOCS_LIST
+        | somite_api::tools::nextflow::RUNTIME_INFO
+        | somite_api::tools::nextflow::HISTORY => Effects::READ_LOCAL,
         // `lint`, `config`, `inspect` and `-preview` write `.nextflow/` and
         // may download the plugins the configuration names.
-        "nextflow_analyze" => Effects {
+        somite_api::tools::nextflow::ANALYZE => Effects {
             effects: &[Writes, ReachesNetwork],
             idempotent: true,
         },
         // A pipeline runs its processes' scripts and fetches their
         // containers and packages.
-        "nextflow_run" => Effects {
+        somite_api::tools::nextflow::RUN => Effects {
             effects: &[Writes, Destroys, ReachesNetwork],
             idempotent: false,
         },

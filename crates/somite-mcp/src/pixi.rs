@@ -13,7 +13,7 @@ use crate::docs::tools::{
     DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
 };
 use crate::effects::{self, Effect, Effects};
-use crate::envelope::{ErrorCode, ToolError, ToolOutcome, argument_error, outcome_schema};
+use crate::envelope::{ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::toolchain::PIXI_CONTRACT;
 use crate::toolserver::{
     CliResult, RuntimeInfo, ServerCore, ServerOptions, StartError, checked_name, checked_text,
@@ -26,6 +26,7 @@ use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use somite_api::{DomainCode, ToolCode};
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -287,7 +288,7 @@ fn args<const N: usize>(fixed: [&str; N]) -> Vec<OsString> {
 }
 
 fn invalid(message: impl Into<String>, recovery: impl Into<String>) -> ToolError {
-    ToolError::new(ErrorCode::InvalidArgument, message, recovery)
+    ToolError::new(ToolCode::InvalidArgument, message, recovery)
 }
 
 impl PixiServer {
@@ -541,7 +542,7 @@ impl PixiServer {
                 let output_dir = self.core.root().create_dir_all(output_dir)?;
                 let staging = tempfile::tempdir().map_err(|error| {
                     ToolError::new(
-                        ErrorCode::WriteFailed,
+                        ToolCode::WriteFailed,
                         format!("cannot create a private directory for the export: {error}"),
                         "Check TMPDIR.",
                     )
@@ -661,7 +662,7 @@ impl PixiServer {
             .is_some_and(|tasks| names_in(tasks).any(|name| name == task));
         if !defined {
             return Err(ToolError::new(
-                ErrorCode::NotFound,
+                DomainCode::NotFound,
                 format!("the workspace defines no task {task:?}"),
                 "Run pixi_task with action list and pick one of its task names.",
             )
@@ -704,31 +705,34 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
     Some(match tool {
         // The manual, `pixi info`, and `list`/`tree` with `--frozen
         // --no-install` read what is on disk.
-        "pixi_docs_search" | "pixi_docs_read" | "pixi_docs_list" | "pixi_runtime_info"
-        | "pixi_inspect" => Effects::READ_LOCAL,
+        somite_api::tools::pixi::DOCS_SEARCH
+        | somite_api::tools::pixi::DOCS_READ
+        | somite_api::tools::pixi::DOCS_LIST
+        | somite_api::tools::pixi::RUNTIME_INFO
+        | somite_api::tools::pixi::INSPECT => Effects::READ_LOCAL,
         // `pixi search` queries the channels and writes nothing.
-        "pixi_package_search" => Effects {
+        somite_api::tools::pixi::PACKAGE_SEARCH => Effects {
             effects: &[ReachesNetwork],
             idempotent: true,
         },
         // `add`/`remove` rewrite the manifest and re-solve the lock file.
-        "pixi_dependency" => Effects {
+        somite_api::tools::pixi::DEPENDENCY => Effects {
             effects: &[Writes, Destroys, ReachesNetwork],
             idempotent: false,
         },
         // `lock` solves against the channels and rewrites `pixi.lock`;
         // `install` downloads packages into `.pixi/envs`.
-        "pixi_lock" | "pixi_environment" => Effects {
+        somite_api::tools::pixi::LOCK | somite_api::tools::pixi::ENVIRONMENT => Effects {
             effects: &[Writes, ReachesNetwork],
             idempotent: true,
         },
         // Metadata reads plus a `--frozen` export from the lock file.
-        "pixi_workspace" => Effects {
+        somite_api::tools::pixi::WORKSPACE => Effects {
             effects: &[Writes],
             idempotent: true,
         },
         // A task runs the manifest's own command, which may do anything.
-        "pixi_task" => Effects {
+        somite_api::tools::pixi::TASK => Effects {
             effects: &[Writes, Destroys, ReachesNetwork],
             idempotent: false,
         },

@@ -28,19 +28,20 @@ use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use somite_api::LinkCode;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The environment variable carrying the runtime capability.
-pub const CAPABILITY_ENV: &str = "SOMITE_MCP_CAPABILITY";
-const CAPABILITY_HEADER: &str = "x-somite-capability";
-const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
 /// Bound on one runtime response (the document envelope plus room for the
 /// reply around it).
 const MAX_RESPONSE_BYTES: usize = 80 * 1024 * 1024;
 /// Bound on one quick runtime call; long-polls stay well below it.
 const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+const _: () = assert!(
+    CALL_TIMEOUT.as_millis() > somite_api::limits::MAX_STATUS_WAIT.as_millis(),
+    "a status long-poll must answer within a quick call's deadline"
+);
 /// Between progress notifications while long work runs. MCP clients give
 /// up on a request after a timeout of their own (60 s in the TypeScript
 /// SDK) unless progress resets it.
@@ -93,29 +94,10 @@ pub fn loopback_base_url(url: &str) -> Result<String, StartError> {
     Ok(format!("http://{authority}"))
 }
 
-/// The runtime's failure envelope, as tools return it.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Failure {
-    /// A stable code such as `stale_revision`, `unknown_operator`,
-    /// `invalid_cursor`, `workflow_not_ready`, `capability_required`.
-    pub code: String,
-    pub message: String,
-    /// What to do next.
-    pub recovery: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-}
-
-impl Failure {
-    fn new(code: &str, message: impl Into<String>, recovery: impl Into<String>) -> Failure {
-        Failure {
-            code: code.to_owned(),
-            message: message.into(),
-            recovery: recovery.into(),
-            details: None,
-        }
-    }
-}
+/// The runtime's failure envelope, as tools return it: the wire envelope
+/// itself, with the adapter's own link codes ([`LinkCode`]) beside the
+/// runtime's.
+type Failure = somite_api::Error;
 
 /// A tool's result: its typed success value or the runtime's failure envelope.
 type Outcome<T> = ToolOutcome<T, Failure>;
@@ -418,9 +400,12 @@ impl Runtime {
         let mut request = self
             .client
             .request(method, format!("{}/api/mcp{path}", self.base))
-            .header(ACTIVITY_HEADER, format!("mcp-{}", context.id));
+            .header(
+                somite_api::headers::MCP_ACTIVITY,
+                format!("mcp-{}", context.id),
+            );
         if let Some(capability) = &self.capability {
-            request = request.header(CAPABILITY_HEADER, capability);
+            request = request.header(somite_api::headers::CAPABILITY, capability);
         }
         if let Some(body) = body {
             request = request.json(body);
@@ -435,7 +420,7 @@ impl Runtime {
             if status.is_success() {
                 serde_json::from_slice(&bytes).map_err(|e| {
                     Failure::new(
-                        "invalid_response",
+                        LinkCode::InvalidResponse,
                         format!("the runtime's reply does not match its contract: {e}"),
                         "make sure the server URL is a Somite runtime of the same version",
                     )
@@ -444,7 +429,7 @@ impl Runtime {
                 Err(
                     serde_json::from_slice::<Failure>(&bytes).unwrap_or_else(|_| {
                         Failure::new(
-                            "invalid_response",
+                            LinkCode::InvalidResponse,
                             format!("the runtime answered {status} without an error envelope"),
                             "make sure the server URL is a Somite runtime",
                         )
@@ -462,7 +447,7 @@ impl Runtime {
             result = call => result,
             () = progress => unreachable!("progress reporting never ends"),
             () = context.ct.cancelled() => Err(Failure::new(
-                "cancelled",
+                LinkCode::Cancelled,
                 "the call was cancelled by the client",
                 "nothing more to do; a transaction that was already applied stays applied and replays with the same idempotency key",
             )),
@@ -490,7 +475,7 @@ async fn report_progress(what: &str, token: ProgressToken, context: &RequestCont
 
 fn unreachable_runtime(e: reqwest::Error) -> Failure {
     Failure::new(
-        "runtime_unavailable",
+        LinkCode::RuntimeUnavailable,
         format!(
             "the Somite runtime did not answer: {}",
             if e.is_timeout() {
@@ -508,7 +493,7 @@ async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, Failur
     while let Some(chunk) = response.chunk().await.map_err(unreachable_runtime)? {
         if bytes.len() + chunk.len() > MAX_RESPONSE_BYTES {
             return Err(Failure::new(
-                "payload_too_large",
+                somite_api::DomainCode::PayloadTooLarge,
                 format!("the runtime's reply exceeds {MAX_RESPONSE_BYTES} bytes"),
                 "split the workflow; a document holds at most 64 MiB",
             ));
@@ -527,7 +512,7 @@ pub struct SomiteServer {
 
 impl SomiteServer {
     /// A server for the runtime at `server_url`, presenting `capability`
-    /// (normally read from [`CAPABILITY_ENV`]).
+    /// (normally read from [`somite_api::EnvVars::SOMITE_MCP_CAPABILITY`]).
     pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
         let base = loopback_base_url(server_url)?;
         // No client-wide timeout: each call sets its own (see `Work`).
@@ -562,16 +547,17 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         idempotent: true,
     };
     Some(match tool {
-        "somite.workflow.get"
-        | "somite.readiness.get"
-        | "somite.catalog.search"
-        | "somite.run.status"
-        | "somite.evidence.lookup" => Effects::READ_LOCAL,
+        somite_api::tools::somite::WORKFLOW_GET
+        | somite_api::tools::somite::READINESS_GET
+        | somite_api::tools::somite::CATALOG_SEARCH
+        | somite_api::tools::somite::RUN_STATUS
+        | somite_api::tools::somite::EVIDENCE_LOOKUP => Effects::READ_LOCAL,
         // An edit may remove nodes and edges; cancelling stops a run.
-        "somite.graph.apply_transaction" | "somite.run.cancel" => EDITS,
-        "somite.workflow.compile" | "somite.run.start" | "somite.validation.start" => {
-            REACHES_CHANNELS
-        }
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION
+        | somite_api::tools::somite::RUN_CANCEL => EDITS,
+        somite_api::tools::somite::WORKFLOW_COMPILE
+        | somite_api::tools::somite::RUN_START
+        | somite_api::tools::somite::VALIDATION_START => REACHES_CHANNELS,
         _ => return None,
     })
 }
@@ -580,7 +566,7 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
 /// envelope for a malformed request.
 fn argument_error(message: String) -> Value {
     serde_json::json!({
-        "code": somite_workflow::ErrorCode::InvalidRequest.as_str(),
+        "code": somite_api::DomainCode::InvalidRequest,
         "message": message,
         "recovery": "pass only the arguments the tool's inputSchema declares, with their declared types",
     })

@@ -13,9 +13,10 @@
 //! `toolchain_missing` with an install hint. Which releases a server is
 //! proven for is data ([`ToolContract`]), not code.
 
-use crate::envelope::{ErrorCode, ToolError};
+use crate::envelope::ToolError;
 use crate::process::{self, ChildEnv, CommandSpec};
 use serde_json::json;
+use somite_api::{DomainCode, ToolCode};
 use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -71,7 +72,7 @@ impl ToolContract {
 
     fn missing(&self) -> ToolError {
         ToolError::new(
-            ErrorCode::ToolchainMissing,
+            DomainCode::ToolchainMissing,
             format!(
                 "{} ({}) is not on this server's PATH",
                 self.display_name, self.binary
@@ -100,7 +101,7 @@ impl ToolContract {
             .timeout(VERSION_TIMEOUT);
         let report = process::run(&spec, cancel).await.map_err(|error| {
             ToolError::new(
-                ErrorCode::ProcessFailed,
+                ToolCode::ProcessFailed,
                 error.to_string(),
                 "Check that the installed binary can be executed by this user.",
             )
@@ -113,7 +114,7 @@ impl ToolContract {
                 version,
             }),
             found => Err(ToolError::new(
-                ErrorCode::ToolchainVersionMismatch,
+                ToolCode::ToolchainVersionMismatch,
                 format!(
                     "{} {} is installed at {}, but this server's contract is proven for {} {}",
                     self.display_name,
@@ -210,7 +211,7 @@ mod tests {
             .check(&env, &std::env::temp_dir(), &CancellationToken::new())
             .await
             .expect_err("missing");
-        assert_eq!(error.code, ErrorCode::ToolchainMissing);
+        assert_eq!(error.code, DomainCode::ToolchainMissing);
         assert!(error.recovery.contains("0.77"));
     }
 
@@ -229,7 +230,7 @@ mod tests {
             .check(&env, dir.path(), &CancellationToken::new())
             .await
             .expect_err("mismatch");
-        assert_eq!(error.code, ErrorCode::ToolchainVersionMismatch);
+        assert_eq!(error.code, ToolCode::ToolchainVersionMismatch);
         assert!(
             error.message.contains("Nextflow 26.04.0-edge is installed")
                 && error.message.contains("proven for Nextflow 26.04.6"),

@@ -8,12 +8,13 @@
 use crate::confine::{ConfineError, WorkspaceRoot};
 use crate::docs::tools::{self, DocsList, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs};
 use crate::docs::{DocsCache, DocsError, Manual, ManualSpec, configured_source};
-use crate::envelope::{ErrorCode, ToolError};
+use crate::envelope::ToolError;
 use crate::process::{self, BASE_ENV_ALLOWLIST, ChildEnv, CommandSpec, ProcessReport};
 use crate::toolchain::{ToolContract, Toolchain};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
+use somite_api::ToolCode;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -166,7 +167,7 @@ impl ServerCore {
             .await
             .map_err(|error| {
                 ToolError::new(
-                    ErrorCode::SearchFailed,
+                    ToolCode::SearchFailed,
                     error.to_string(),
                     "Retry the search.",
                 )
@@ -195,7 +196,7 @@ impl ServerCore {
             .timeout(timeout);
         process::run(&spec, cancel).await.map_err(|error| {
             ToolError::new(
-                ErrorCode::ProcessFailed,
+                ToolCode::ProcessFailed,
                 error.to_string(),
                 "Check the installation of the tool and the workspace directory.",
             )
@@ -256,7 +257,7 @@ pub fn checked_name(kind: &str, value: &str) -> Result<OsString, ToolError> {
         Ok(OsString::from(value))
     } else {
         Err(ToolError::new(
-            ErrorCode::InvalidArgument,
+            ToolCode::InvalidArgument,
             format!("{kind} {value:?} is not a valid name"),
             format!(
                 "Pass a {kind} name of letters, digits, `_`, `-`, `.` or `:` that does not start with `-`."
@@ -276,7 +277,7 @@ pub fn checked_text(kind: &str, value: &str) -> Result<OsString, ToolError> {
         Ok(OsString::from(value))
     } else {
         Err(ToolError::new(
-            ErrorCode::InvalidArgument,
+            ToolCode::InvalidArgument,
             format!("{kind} {value:?} is not acceptable"),
             format!("Pass a {kind} of at most 256 characters that does not start with `-`."),
         ))

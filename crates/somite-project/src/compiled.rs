@@ -19,11 +19,12 @@
 //! against the compiler's in-memory manifest; the verified attachment uses
 //! the same checks.
 
-use crate::durable::{self, DurableError};
+use crate::durable;
 use crate::layout::Layout;
 use crate::project::Project;
-use crate::toolchain::{InvalidPixiSetting, PIXI_VAR, pixi_environment, resolve_pixi};
+use crate::toolchain::{InvalidPixiSetting, pixi_environment, resolve_pixi};
 use serde::Serialize;
+use somite_api::EnvVars;
 use somite_process::{Capture, Command, Interruption, Limits};
 use somite_workflow::assessment::{Assessment, Item, ItemKind};
 use somite_workflow::compile::{
@@ -65,7 +66,7 @@ impl Toolchain {
     /// The Pixi of `SOMITE_PIXI`, else `pixi` on `PATH` (see
     /// [`crate::toolchain::resolve_pixi`]).
     pub fn from_env() -> std::result::Result<Toolchain, InvalidPixiSetting> {
-        let setting = std::env::var(PIXI_VAR).ok();
+        let setting = std::env::var(EnvVars::SOMITE_PIXI).ok();
         Ok(Toolchain {
             pixi: resolve_pixi(setting.as_deref())?,
             pixi_timeout: PIXI_TIMEOUT,
@@ -336,7 +337,7 @@ fn publish_package(layout: &Layout, package: &CompiledPackage) -> Result<(PathBu
         // A damaged copy of this digest: move it aside so the rename below
         // can replace it, and remove it once the good copy is in place.
         let aside = unique_sibling(&compiled, package.directory_name(), "damaged");
-        fs::rename(&target, &aside).map_err(|e| io_error(&target, e))?;
+        fs::rename(&target, &aside).map_err(|e| SomiteError::io(&target, &e))?;
         stale = Some(aside);
     }
 
@@ -346,14 +347,14 @@ fn publish_package(layout: &Layout, package: &CompiledPackage) -> Result<(PathBu
             Ok(()) => Ok(false),
             // Another compile published the same digest first.
             Err(_) if verify_package_dir(&target, package.manifest()).is_ok() => Ok(true),
-            Err(e) => Err(io_error(&target, e)),
+            Err(e) => Err(SomiteError::io(&target, &e)),
         }
     });
     if !matches!(written, Ok(false)) {
         let _ = fs::remove_dir_all(&partial);
     }
     let reused = written?;
-    sync_dir(&compiled).map_err(|e| io_error(&compiled, e))?;
+    sync_dir(&compiled).map_err(|e| SomiteError::io(&compiled, &e))?;
     if let Some(stale) = stale {
         let _ = fs::remove_dir_all(stale);
     }
@@ -373,10 +374,10 @@ fn unique_sibling(dir: &Path, name: &str, what: &str) -> PathBuf {
 fn write_package_files(dir: &Path, package: &CompiledPackage) -> Result<()> {
     for file in package.files() {
         let path = dir.join(&file.path);
-        durable::publish(&path, &file.bytes).map_err(durable_error)?;
+        durable::publish(&path, &file.bytes).map_err(SomiteError::from)?;
         fs::set_permissions(&path, fs::Permissions::from_mode(file.mode))
             .and_then(|()| File::open(&path)?.sync_all())
-            .map_err(|e| io_error(&path, e))?;
+            .map_err(|e| SomiteError::io(&path, &e))?;
     }
     Ok(())
 }
@@ -591,20 +592,4 @@ pub(crate) fn verify_file_bytes(
 /// Forces a directory's entries to stable storage.
 pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
-}
-
-fn io_error(path: &Path, e: io::Error) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        format!("{}: {e}", path.display()),
-        "check the project folder's permissions and free disk space, then compile again",
-    )
-}
-
-fn durable_error(e: DurableError) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        e.to_string(),
-        "check the project folder, then compile again",
-    )
 }

@@ -14,7 +14,11 @@
 //!
 //! [`read_capped`] is the matching reader: it refuses oversized files before
 //! reading them, so a corrupt or hostile file cannot exhaust memory.
+//!
+//! Every module reports a [`DurableError`] through the one conversion into
+//! the envelope below, so the same failure has the same code everywhere.
 
+use somite_workflow::{ErrorCode, SomiteError};
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -86,6 +90,31 @@ pub enum DurableError {
         #[source]
         source: io::Error,
     },
+}
+
+impl DurableError {
+    /// The stable code this failure is reported with.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            DurableError::TooLarge { .. } => ErrorCode::PayloadTooLarge,
+            DurableError::NotFound { .. } => ErrorCode::NotFound,
+            _ => ErrorCode::Io,
+        }
+    }
+
+    fn recovery(&self) -> &'static str {
+        match self {
+            DurableError::TooLarge { .. } => "shrink or replace the file, then retry",
+            DurableError::NotFound { .. } => "check the path, or create the file first",
+            _ => somite_workflow::error::IO_RECOVERY,
+        }
+    }
+}
+
+impl From<DurableError> for SomiteError {
+    fn from(error: DurableError) -> SomiteError {
+        SomiteError::new(error.code(), error.to_string(), error.recovery())
+    }
 }
 
 /// Distinguishes temporary files of concurrent publications within one
@@ -338,6 +367,38 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one conversion every module uses: the same failure has the same
+    /// code (before it, the compiler and the evidence store reported an
+    /// oversized or missing file as `io_error`, the project as what it is).
+    #[test]
+    fn every_durable_error_maps_to_its_documented_code() {
+        let path = PathBuf::from("/p/graph.json");
+        let cases = [
+            (
+                DurableError::TooLarge {
+                    path: path.clone(),
+                    limit: 1,
+                    actual: 2,
+                },
+                "payload_too_large",
+            ),
+            (DurableError::NotFound { path: path.clone() }, "not_found"),
+            (DurableError::InvalidPath { path: path.clone() }, "io_error"),
+            (
+                DurableError::Read {
+                    path,
+                    source: io::Error::other("disk"),
+                },
+                "io_error",
+            ),
+        ];
+        for (error, code) in cases {
+            let envelope = SomiteError::from(error);
+            assert_eq!(envelope.code.as_str(), code);
+            assert!(!envelope.recovery.is_empty());
+        }
+    }
     use std::io::{BufRead, BufReader};
     use std::process::{Child, Command, Stdio};
     use std::sync::mpsc;
@@ -346,11 +407,11 @@ mod tests {
 
     /// Tells the child test which file to publish; its absence means the
     /// child test is running normally and must do nothing.
-    const CHILD_TARGET_ENV: &str = "SOMITE_DURABLE_CRASH_CHILD";
+    const CHILD_TARGET_ENV: &str = somite_api::EnvVars::SOMITE_DURABLE_CRASH_CHILD;
     /// Tells the child test where to stop: `before-rename` or `after-rename`.
-    const CHILD_MODE_ENV: &str = "SOMITE_DURABLE_CRASH_MODE";
+    const CHILD_MODE_ENV: &str = somite_api::EnvVars::SOMITE_DURABLE_CRASH_MODE;
     /// Printed by the child once it has reached the crash point.
-    const MARKER: &str = "SOMITE_DURABLE_CRASH_POINT_REACHED";
+    const MARKER: &str = somite_api::EnvVars::SOMITE_DURABLE_CRASH_POINT_REACHED;
     /// Ceiling on every wait for the child, so a broken test fails instead of
     /// hanging.
     const CEILING: Duration = Duration::from_secs(30);

@@ -25,7 +25,7 @@ use somite_workflow::canonical::{is_revision, revision_of};
 use somite_workflow::{ErrorCode, Revision, SomiteError};
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// The `schema` of every receipt.
@@ -299,9 +299,9 @@ pub fn record(layout: &Layout, receipt: Receipt) -> Result<Receipt> {
             ));
         }
         Err(DurableError::NotFound { .. }) => {
-            durable::publish(&path, &bytes).map_err(durable_error)?;
+            durable::publish(&path, &bytes).map_err(SomiteError::from)?;
         }
-        Err(e) => return Err(durable_error(e)),
+        Err(e) => return Err(SomiteError::from(e)),
     }
     let _guard = INDEX_LOCK.lock().unwrap_or_else(|p| p.into_inner());
     let mut index = read_index(layout)?;
@@ -338,7 +338,7 @@ pub fn read(layout: &Layout, digest: &str) -> Result<Receipt> {
                 "the receipt file is larger than any receipt",
             ));
         }
-        Err(e) => return Err(durable_error(e)),
+        Err(e) => return Err(SomiteError::from(e)),
     };
     let receipt: Receipt = serde_json::from_slice(&bytes)
         .map_err(|e| tampered(digest, &format!("the receipt does not parse: {e}")))?;
@@ -404,11 +404,11 @@ pub fn reconcile_index(layout: &Layout) -> Result<usize> {
     let entries = match fs::read_dir(&dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(io_error(&dir, e)),
+        Err(e) => return Err(SomiteError::io(&dir, &e)),
     };
     let mut names = Vec::new();
     for entry in entries {
-        let entry = entry.map_err(|e| io_error(&dir, e))?;
+        let entry = entry.map_err(|e| SomiteError::io(&dir, &e))?;
         if let Some(hex) = entry
             .file_name()
             .to_str()
@@ -470,14 +470,14 @@ fn read_index(layout: &Layout) -> Result<Index> {
             )
         }),
         Err(DurableError::NotFound { .. }) => Ok(Index::default()),
-        Err(e) => Err(durable_error(e)),
+        Err(e) => Err(SomiteError::from(e)),
     }
 }
 
 fn publish_index(layout: &Layout, index: &Index) -> Result<()> {
     let mut bytes = serde_json::to_vec_pretty(index).expect("the index serializes");
     bytes.push(b'\n');
-    durable::publish(&index_path(layout), &bytes).map_err(durable_error)
+    durable::publish(&index_path(layout), &bytes).map_err(SomiteError::from)
 }
 
 fn tampered(digest: &str, why: &str) -> SomiteError {
@@ -487,22 +487,6 @@ fn tampered(digest: &str, why: &str) -> SomiteError {
         "do not rely on this receipt; validate the workflow again to record fresh evidence",
     )
     .with_detail("digest", digest)
-}
-
-fn io_error(path: &Path, e: io::Error) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        format!("{}: {e}", path.display()),
-        "check the project folder's permissions, then retry",
-    )
-}
-
-fn durable_error(e: DurableError) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        e.to_string(),
-        "check the project folder, then retry",
-    )
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ fn receipts_for(dir: &Path, graph_revision: &str) -> Result<Vec<(String, Vec<u8>
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io_error(dir, &e)),
+        Err(e) => return Err(SomiteError::io(dir, &e)),
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
@@ -239,14 +239,6 @@ fn put16(out: &mut Vec<u8>, value: u16) {
 
 fn put32(out: &mut Vec<u8>, value: u32) {
     out.extend_from_slice(&value.to_le_bytes());
-}
-
-fn io_error(path: &Path, e: &std::io::Error) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        format!("{}: {e}", path.display()),
-        "check the project folder's permissions",
-    )
 }
 
 #[cfg(test)]

@@ -68,13 +68,13 @@ pub enum Claim {
 /// command writing, a server still starting), waits up to `wait` for it.
 pub fn claim(layout: &Layout, wait: Duration) -> Result<Claim, SomiteError> {
     let path = layout.lock();
-    std::fs::create_dir_all(layout.data()).map_err(|e| io_error(&layout.data(), e))?;
+    std::fs::create_dir_all(layout.data()).map_err(|e| SomiteError::io(&layout.data(), &e))?;
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| io_error(&path, e))?;
+        .map_err(|e| SomiteError::io(&path, &e))?;
     let deadline = Instant::now() + wait;
     loop {
         match file.try_lock() {
@@ -86,7 +86,7 @@ pub fn claim(layout: &Layout, wait: Duration) -> Result<Claim, SomiteError> {
                 }));
             }
             Err(TryLockError::WouldBlock) => {}
-            Err(TryLockError::Error(e)) => return Err(io_error(&path, e)),
+            Err(TryLockError::Error(e)) => return Err(SomiteError::io(&path, &e)),
         }
         // A stale announcement (its server was killed) can only be read
         // while someone else holds the lock for a moment; its URL then
@@ -169,14 +169,6 @@ impl Drop for ProjectLock {
 fn read_announcement(layout: &Layout) -> Option<ServerAnnouncement> {
     let bytes = durable::read_capped(&layout.server_announcement(), MAX_ANNOUNCEMENT_BYTES).ok()?;
     serde_json::from_slice(&bytes).ok()
-}
-
-fn io_error(path: &std::path::Path, e: std::io::Error) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        format!("{}: {e}", path.display()),
-        "check the project folder's permissions and free disk space",
-    )
 }
 
 #[cfg(test)]

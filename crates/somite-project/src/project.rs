@@ -202,7 +202,7 @@ impl Project {
             match durable::remove_stale_temp_files(&dir) {
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_error(&dir, e)),
+                Err(e) => return Err(SomiteError::io(&dir, &e)),
             }
         }
         let catalog = load_catalog(&layout)?;
@@ -419,7 +419,7 @@ impl Project {
                 "split the workflow or remove large notes",
             ));
         }
-        durable::publish(path, &bytes).map_err(durable_error)
+        durable::publish(path, &bytes).map_err(SomiteError::from)
     }
 
     /// Binds the current graph to its location again after the user changed
@@ -484,20 +484,20 @@ impl Project {
         };
         // Until the graph's rename, a crash (or a failure below) leaves the
         // previous graph in place, which recovery recognises as "never landed".
-        publish_sidecar(&self.layout, &record).map_err(durable_error)?;
+        publish_sidecar(&self.layout, &record).map_err(SomiteError::from)?;
         let committed = match durable::publish(&self.layout.graph(), &bytes) {
             Ok(()) => Ok(()),
             // The new graph is in place but its directory entry may not
             // survive a power loss: the edit is applied (a retry with its key
             // replays it), and the caller is told the truth about durability.
             Err(e @ DurableError::NotDurable { .. }) => {
-                let mut error = durable_error(e).with_detail("committed", true);
+                let mut error = SomiteError::from(e).with_detail("committed", true);
                 error.recovery = "the edit is applied but the disk did not confirm it is durable; \
                                   check the disk, then retry with the same idempotency key to confirm it was kept"
                     .into();
                 Err(error)
             }
-            Err(e) => return Err(durable_error(e)),
+            Err(e) => return Err(SomiteError::from(e)),
         };
         if let Some(transactions) = record.transactions {
             self.records = transactions;
@@ -525,12 +525,12 @@ impl Project {
             replaces: None,
             transactions: Some(self.records.clone()),
         };
-        publish_sidecar(&self.layout, &record).map_err(durable_error)?;
+        publish_sidecar(&self.layout, &record).map_err(SomiteError::from)?;
         let legacy = self.layout.legacy_transaction_records();
         match std::fs::remove_file(&legacy) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io_error(&legacy, e)),
+            Err(e) => Err(SomiteError::io(&legacy, &e)),
         }
     }
 
@@ -568,7 +568,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
     let graph = match durable::read_capped(&layout.graph(), MAX_DOCUMENT_BYTES) {
         Ok(bytes) => Some(bytes),
         Err(DurableError::NotFound { .. }) => None,
-        Err(e) => return Err(durable_error(e)),
+        Err(e) => return Err(SomiteError::from(e)),
     };
     let graph_digest = graph.as_deref().map(digest_bytes);
     let document = match &graph {
@@ -580,7 +580,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
             Some(serde_json::from_slice::<CommitRecord>(&bytes).map_err(|e| e.to_string()))
         }
         Err(DurableError::NotFound { .. }) => None,
-        Err(e) => return Err(durable_error(e)),
+        Err(e) => return Err(SomiteError::from(e)),
     };
     let location = layout.graph_location();
     // What the sidecar recorded (digest, and location when it differs),
@@ -686,7 +686,7 @@ fn read_legacy_records(layout: &Layout) -> Result<Records<TransactionOutcome>> {
             )
         }),
         Err(DurableError::NotFound { .. }) => Ok(Records::default()),
-        Err(e) => Err(durable_error(e)),
+        Err(e) => Err(SomiteError::from(e)),
     }
 }
 
@@ -718,21 +718,4 @@ fn seed_document(seed: Seed, catalog: &Catalog) -> Result<WorkflowDocument> {
         Seed::Empty => Ok(empty),
         Seed::Example => crate::example::example_workflow(catalog),
     }
-}
-
-fn io_error(path: &Path, e: std::io::Error) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        format!("{}: {e}", path.display()),
-        "check the project folder's permissions and free disk space",
-    )
-}
-
-fn durable_error(e: DurableError) -> SomiteError {
-    let code = match e {
-        DurableError::TooLarge { .. } => ErrorCode::PayloadTooLarge,
-        DurableError::NotFound { .. } => ErrorCode::NotFound,
-        _ => ErrorCode::Io,
-    };
-    SomiteError::new(code, e.to_string(), "check the project folder, then retry")
 }

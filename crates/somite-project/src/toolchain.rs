@@ -10,13 +10,15 @@
 //! ([`pixi_environment`]), shared by the compiler's `pixi lock` and the run
 //! supervisor's `pixi run`.
 
+use somite_api::EnvVars;
 use somite_process::{Environment, env};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::{Path, PathBuf};
 
-/// The variable naming the Pixi Somite uses instead of the one on `PATH`.
-pub const PIXI_VAR: &str = "SOMITE_PIXI";
+/// The variable naming the Pixi Somite uses instead of the one on `PATH`
+/// (named here for the error message's format string).
+const PIXI_VAR: &str = EnvVars::SOMITE_PIXI;
 
 /// Pixi's own variables a `pixi` child inherits: its home (global
 /// configuration, mirrors) and its package caches.

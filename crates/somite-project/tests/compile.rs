@@ -159,7 +159,10 @@ const TIMEOUT_CHILD_VAR: &str = "SOMITE_TEST_PIXI_TIMEOUT_CHILD";
 /// Secret-shaped variables the parent puts in the child test's
 /// environment; `pixi` must see none of them.
 const SECRETS: [(&str, &str); 2] = [
-    ("SOMITE_MCP_CAPABILITY", "capability-must-not-leak"),
+    (
+        somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
+        "capability-must-not-leak",
+    ),
     ("AWS_SECRET_ACCESS_KEY", "secret-must-not-leak"),
 ];
 
@@ -213,7 +216,7 @@ fn a_timed_out_pixi_lock_leaves_no_process_behind_and_sees_only_the_allowlist() 
             "--include-ignored",
         ])
         .env("PATH", path)
-        .env_remove(somite_project::toolchain::PIXI_VAR)
+        .env_remove(somite_api::EnvVars::SOMITE_PIXI)
         .env(TIMEOUT_CHILD_VAR, &report)
         .envs(SECRETS)
         .stdin(Stdio::null())

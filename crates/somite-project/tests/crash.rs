@@ -16,7 +16,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CHILD_ENV: &str = "SOMITE_CRASH_CHILD_PROJECT";
+const CHILD_ENV: &str = somite_api::EnvVars::SOMITE_CRASH_CHILD_PROJECT;
 const ROUNDS: u64 = 110;
 
 /// Edit `i` moves the node to x = i; its key is derived from `i` alone, so

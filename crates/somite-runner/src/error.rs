@@ -129,7 +129,8 @@ impl RunnerError {
             }
             RunnerError::ProofPrerequisite { .. } => ErrorCode::RunFailed,
             RunnerError::Project(e) => e.code,
-            RunnerError::Io { .. } | RunnerError::Storage(_) => ErrorCode::Io,
+            RunnerError::Io { .. } => ErrorCode::Io,
+            RunnerError::Storage(e) => e.code(),
             RunnerError::CorruptRecord { .. } => ErrorCode::InvalidDocument,
         }
     }
@@ -188,7 +189,7 @@ impl RunnerError {
             }
             RunnerError::Project(e) => e.recovery.clone(),
             RunnerError::Io { .. } | RunnerError::Storage(_) => {
-                "check the project folder's permissions and free disk space, then retry".into()
+                somite_workflow::error::IO_RECOVERY.into()
             }
             RunnerError::CorruptRecord { path, .. } => format!(
                 "move {} aside; the run's outcome is then unknown",
@@ -200,9 +201,14 @@ impl RunnerError {
 
 impl From<RunnerError> for SomiteError {
     fn from(error: RunnerError) -> SomiteError {
-        if let RunnerError::Project(inner) = error {
-            return inner;
-        }
+        // Library failures go through their one conversion, so a disk
+        // failure reads the same here as in every other module.
+        let error = match error {
+            RunnerError::Project(inner) => return inner,
+            RunnerError::Storage(inner) => return inner.into(),
+            RunnerError::Io { path, source } => return SomiteError::io(&path, &source),
+            error => error,
+        };
         let base = SomiteError::new(error.code(), error.to_string(), error.recovery());
         match error {
             RunnerError::UnknownProfile { known, .. } => base.with_detail("profiles", known),

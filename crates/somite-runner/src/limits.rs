@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
-/// The longest a status long-poll waits for a change (`wait_ms` ≤ 25,000).
-pub const MAX_STATUS_WAIT: Duration = Duration::from_millis(25_000);
+/// The longest a status long-poll waits for a change: a promise to the
+/// runtime's clients, so declared with the wire contract.
+pub use somite_api::limits::MAX_STATUS_WAIT;
 /// How long a process group has to exit after SIGTERM before SIGKILL.
 pub const TERMINATION_GRACE: Duration = Duration::from_millis(1_500);
 /// How long the supervisor keeps reading a stream after the group is gone

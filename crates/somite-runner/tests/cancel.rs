@@ -14,8 +14,11 @@ async fn cancelling_a_run_kills_the_whole_process_group() {
     let pid_file = test.root().join("grandchild.pid");
     let toolchain = test
         .toolchain()
-        .with_env("SOMITE_STANDIN_HANG", "1")
-        .with_env("SOMITE_STANDIN_GRANDCHILD_PID_FILE", &pid_file);
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_HANG, "1")
+        .with_env(
+            somite_api::EnvVars::SOMITE_STANDIN_GRANDCHILD_PID_FILE,
+            &pid_file,
+        );
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_run(

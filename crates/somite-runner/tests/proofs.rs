@@ -11,7 +11,7 @@ use somite_workflow::operator::OperatorKind;
 use std::path::Path;
 
 /// Set to rewrite the committed coverage table instead of comparing it.
-const UPDATE: &str = "SOMITE_UPDATE_COVERAGE";
+const UPDATE: &str = somite_api::EnvVars::SOMITE_UPDATE_COVERAGE;
 
 #[test]
 fn every_tool_operator_proves_or_declares_why_it_cannot() {

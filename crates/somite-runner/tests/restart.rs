@@ -22,7 +22,9 @@ fn runtime() -> tokio::runtime::Runtime {
 #[test]
 fn a_run_in_progress_when_somite_stops_is_marked_lost_on_restart() {
     let test = single_end_qc();
-    let toolchain = test.toolchain().with_env("SOMITE_STANDIN_HANG", "1");
+    let toolchain = test
+        .toolchain()
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_HANG, "1");
 
     // The first Somite process starts a run and goes away mid-run.
     let first = runtime();
@@ -120,7 +122,7 @@ fn a_process_group_left_running_by_a_crash_is_stopped_on_restart() {
         .arg(launch_dir.join("pixi.toml"))
         .arg("run")
         .current_dir(&launch_dir)
-        .env("SOMITE_STANDIN_HANG", "1")
+        .env(somite_api::EnvVars::SOMITE_STANDIN_HANG, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

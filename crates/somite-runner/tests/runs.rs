@@ -256,7 +256,7 @@ async fn a_failing_node_fails_the_run_with_the_end_of_stderr() {
     let test = paired_qc();
     let toolchain = test
         .toolchain()
-        .with_env("SOMITE_STANDIN_FAIL_NODE", "fastqc");
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_FAIL_NODE, "fastqc");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_run(&test.project, &request("failing-key-1"))
@@ -284,7 +284,9 @@ async fn a_failing_node_fails_the_run_with_the_end_of_stderr() {
 #[tokio::test]
 async fn cached_tasks_are_reported_cached() {
     let test = single_end_qc();
-    let toolchain = test.toolchain().with_env("SOMITE_STANDIN_CACHED", "1");
+    let toolchain = test
+        .toolchain()
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_CACHED, "1");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_run(&test.project, &request("cached-key-01"))
@@ -302,7 +304,9 @@ async fn cached_tasks_are_reported_cached() {
 #[tokio::test]
 async fn a_long_poll_returns_early_on_a_change_and_otherwise_at_its_deadline() {
     let test = single_end_qc();
-    let toolchain = test.toolchain().with_env("SOMITE_STANDIN_HANG", "1");
+    let toolchain = test
+        .toolchain()
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_HANG, "1");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_run(&test.project, &request("long-poll-key"))
@@ -398,7 +402,9 @@ async fn a_long_poll_returns_early_on_a_change_and_otherwise_at_its_deadline() {
 #[tokio::test]
 async fn a_long_poll_waits_at_most_twenty_five_seconds() {
     let test = single_end_qc();
-    let toolchain = test.toolchain().with_env("SOMITE_STANDIN_HANG", "1");
+    let toolchain = test
+        .toolchain()
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_HANG, "1");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_run(&test.project, &request("wait-cap-key1"))

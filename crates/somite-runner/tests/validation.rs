@@ -150,7 +150,7 @@ async fn a_failing_validation_records_a_failed_receipt_that_does_not_validate() 
     let test = paired_qc();
     let toolchain = test
         .toolchain()
-        .with_env("SOMITE_STANDIN_FAIL_NODE", "trim");
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_FAIL_NODE, "trim");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_validation(&test.project, &request("fail-validate-1"))
@@ -269,7 +269,7 @@ async fn a_tampered_receipt_is_reported_and_never_counts_as_evidence() {
     let test = single_end_qc();
     let toolchain = test
         .toolchain()
-        .with_env("SOMITE_STANDIN_FAIL_NODE", "fastqc");
+        .with_env(somite_api::EnvVars::SOMITE_STANDIN_FAIL_NODE, "fastqc");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
     let started = supervisor
         .start_validation(&test.project, &request("tamper-key-01"))

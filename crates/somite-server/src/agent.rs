@@ -18,9 +18,9 @@
 //! Nothing here is persisted about the agent command: it lives in memory for
 //! the session and is shown in the session view, never saved in the project.
 
-use crate::capability::{CAPABILITY_ENV, Capabilities, CapabilityId};
+use crate::capability::{Capabilities, CapabilityId};
 use crate::feed::Feed;
-use crate::registry_fetch::{LiveRegistry, REGISTRY_URL_VAR};
+use crate::registry_fetch::LiveRegistry;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_acp::events::{
@@ -35,36 +35,23 @@ use somite_acp::{
     PermissionId, SessionConfig, SessionError, SessionEvent, SpawnError, TurnId,
     discover_launchers,
 };
+use somite_api::EnvVars;
+use somite_api::FeedKind;
+use somite_api::{AgentCode, DomainCode, Error, ErrorCode};
 use somite_project::Layout;
 use somite_project::attach::{AttachmentRoot, PACKAGES_DIR, SessionLimits};
 use somite_project::durable;
-use somite_workflow::{ErrorCode, SomiteError};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// The tools `somite mcp somite` advertises: the permission policy allows
-/// exactly these automatically.
-pub const SOMITE_MCP_TOOLS: &[&str] = &[
-    "somite.workflow.get",
-    "somite.readiness.get",
-    "somite.catalog.search",
-    "somite.graph.apply_transaction",
-    "somite.workflow.compile",
-    "somite.run.start",
-    "somite.validation.start",
-    "somite.run.status",
-    "somite.run.cancel",
-    "somite.evidence.lookup",
-];
 
 /// Variables the Pixi and Nextflow MCP children need to find their manuals
 /// and cache; the agent's allowlisted environment does not carry `SOMITE_*`
 /// names, so they travel in the server entries themselves.
 const TOOL_SERVER_VARIABLES: &[&str] = &[
-    "SOMITE_MCP_DOCS_CACHE_DIR",
-    "SOMITE_MCP_DOCS_SOURCE_PIXI",
-    "SOMITE_MCP_DOCS_SOURCE_NEXTFLOW",
+    somite_api::EnvVars::SOMITE_MCP_DOCS_CACHE_DIR,
+    somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_PIXI,
+    somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_NEXTFLOW,
 ];
 
 /// What agents and their MCP servers start with; fixed at start-up.
@@ -100,7 +87,10 @@ impl AgentSetup {
                 .iter()
                 .filter_map(|name| Some((name.to_string(), env.get(*name)?.clone())))
                 .collect(),
-            registry_url: match env.get(REGISTRY_URL_VAR).map(String::as_str) {
+            registry_url: match env
+                .get(EnvVars::SOMITE_ACP_REGISTRY_URL)
+                .map(String::as_str)
+            {
                 None => Some(LIVE_REGISTRY_URL.to_owned()),
                 Some("off") => None,
                 Some(url) => Some(url.to_owned()),
@@ -323,9 +313,9 @@ impl AgentHost {
             .cloned()
     }
 
-    async fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, SomiteError> {
+    async fn resolve(&self, request: &ConnectRequest) -> Result<LaunchCommand, Error> {
         let rejected = |message: String, recovery: &str| {
-            SomiteError::new(ErrorCode::AgentCommandRejected, message, recovery)
+            Error::new(AgentCode::AgentCommandRejected, message, recovery)
         };
         match request {
             ConnectRequest::Command { command } => {
@@ -343,8 +333,8 @@ impl AgentHost {
                     .iter()
                     .find(|l| l.id == *launcher)
                     .ok_or_else(|| {
-                        SomiteError::new(
-                            ErrorCode::NotFound,
+                        Error::new(
+                            DomainCode::NotFound,
                             format!("no launcher `{launcher}` in the ACP registry"),
                             "pick one of GET /api/agent/launchers, or give a custom command",
                         )
@@ -369,11 +359,11 @@ impl AgentHost {
     }
 
     /// Starts an agent and its session; returns once the process runs.
-    pub async fn connect(&self, request: ConnectRequest) -> Result<Value, SomiteError> {
+    pub async fn connect(&self, request: ConnectRequest) -> Result<Value, Error> {
         let mut slot = self.connection.lock().await;
         if slot.is_some() && lock(&self.view).state != SessionState::Ended {
-            return Err(SomiteError::new(
-                ErrorCode::AgentAlreadyConnected,
+            return Err(Error::new(
+                AgentCode::AgentAlreadyConnected,
                 "an agent is already connected",
                 "disconnect it first (POST /api/agent/disconnect)",
             ));
@@ -384,8 +374,8 @@ impl AgentHost {
         let command = self.resolve(&request).await?;
         let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
         let workspace = somite_acp::AgentWorkspace::create().map_err(|e| {
-            SomiteError::new(
-                ErrorCode::Io,
+            Error::new(
+                DomainCode::Io,
                 format!("could not create the agent's private workspace: {e}"),
                 "check that the temporary directory is writable",
             )
@@ -396,11 +386,16 @@ impl AgentHost {
             generation,
             SessionLimits::default(),
         )
-        .map_err(SomiteError::from)?;
+        .map_err(somite_workflow::SomiteError::from)?;
         let (capability_id, capability) = self.capabilities.issue();
         let config = SessionConfig {
             mcp_servers: self.mcp_servers(&workspace.tools_root(), capability.expose()),
-            somite_tools: SOMITE_MCP_TOOLS.iter().map(|t| t.to_string()).collect(),
+            // The permission policy allows exactly the tools `somite mcp somite`
+            // advertises automatically.
+            somite_tools: somite_api::tools::somite::ALL
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
             ..SessionConfig::new(
                 Generation(generation),
                 command.clone(),
@@ -478,7 +473,10 @@ impl AgentHost {
                     "--server-url".into(),
                     self.base_url.clone(),
                 ],
-                env: vec![(CAPABILITY_ENV.to_owned(), capability.to_owned())],
+                env: vec![(
+                    EnvVars::SOMITE_MCP_CAPABILITY.to_owned(),
+                    capability.to_owned(),
+                )],
             },
             tool_server(McpServerRole::Pixi, "pixi"),
             tool_server(McpServerRole::Nextflow, "nextflow"),
@@ -486,7 +484,7 @@ impl AgentHost {
     }
 
     /// Sends the user's message; the feed gets their words first.
-    pub async fn prompt(&self, text: String) -> Result<TurnId, SomiteError> {
+    pub async fn prompt(&self, text: String) -> Result<TurnId, Error> {
         let slot = self.connection.lock().await;
         let connection = connected(&slot)?;
         let order = self.feed_order.lock().await;
@@ -501,7 +499,7 @@ impl AgentHost {
             view.turn = Some(turn);
         }
         self.feed.publish(
-            "agent",
+            FeedKind::Agent,
             json!({
                 "generation": connection.attachments.generation,
                 "type": "user_message",
@@ -513,7 +511,7 @@ impl AgentHost {
         Ok(turn)
     }
 
-    pub async fn cancel(&self) -> Result<(), SomiteError> {
+    pub async fn cancel(&self) -> Result<(), Error> {
         let slot = self.connection.lock().await;
         connected(&slot)?
             .session
@@ -522,14 +520,10 @@ impl AgentHost {
             .map_err(session_error)
     }
 
-    pub async fn answer_permission(
-        &self,
-        id: &str,
-        answer: PermissionAnswer,
-    ) -> Result<(), SomiteError> {
+    pub async fn answer_permission(&self, id: &str, answer: PermissionAnswer) -> Result<(), Error> {
         let id: PermissionId = id.parse().map_err(|_| {
-            SomiteError::new(
-                ErrorCode::NotFound,
+            Error::new(
+                DomainCode::NotFound,
                 format!("`{id}` is not a permission id"),
                 "answer a permission listed in the session's pending_permissions",
             )
@@ -546,7 +540,7 @@ impl AgentHost {
         &self,
         id: String,
         value: ConfigValue,
-    ) -> Result<Vec<ConfigOption>, SomiteError> {
+    ) -> Result<Vec<ConfigOption>, Error> {
         let slot = self.connection.lock().await;
         let options = connected(&slot)?
             .session
@@ -559,7 +553,7 @@ impl AgentHost {
 
     /// Ends the session: waits for attachment work, stops the agent, removes
     /// its workspace and reports what cleaning up did.
-    pub async fn disconnect(&self) -> Result<DisconnectReport, SomiteError> {
+    pub async fn disconnect(&self) -> Result<DisconnectReport, Error> {
         let mut slot = self.connection.lock().await;
         let connection = slot.take().ok_or_else(not_connected)?;
         Ok(self.finish(connection).await)
@@ -592,13 +586,13 @@ impl AgentHost {
     }
 }
 
-fn connected(slot: &Option<Connection>) -> Result<&Connection, SomiteError> {
+fn connected(slot: &Option<Connection>) -> Result<&Connection, Error> {
     slot.as_ref().ok_or_else(not_connected)
 }
 
-fn not_connected() -> SomiteError {
-    SomiteError::new(
-        ErrorCode::AgentNotConnected,
+fn not_connected() -> Error {
+    Error::new(
+        AgentCode::AgentNotConnected,
         "no agent is connected",
         "connect one first (POST /api/agent/connect)",
     )
@@ -630,40 +624,43 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn spawn_error(error: SpawnError) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::AgentCommandRejected,
+fn spawn_error(error: SpawnError) -> Error {
+    Error::new(
+        AgentCode::AgentCommandRejected,
         error.to_string(),
         "check the agent command; it must be an ACP agent executable",
     )
 }
 
-fn session_error(error: SessionError) -> SomiteError {
+fn session_error(error: SessionError) -> Error {
     let message = error.to_string();
-    let (code, recovery) = match error {
-        SessionError::Ended => (ErrorCode::AgentNotConnected, "connect the agent again"),
+    let (code, recovery): (ErrorCode, _) = match error {
+        SessionError::Ended => (
+            AgentCode::AgentNotConnected.into(),
+            "connect the agent again",
+        ),
         SessionError::NotReady => (
-            ErrorCode::AgentNotReady,
+            AgentCode::AgentNotReady.into(),
             "wait for the agent's session to be ready",
         ),
         SessionError::TurnInProgress => (
-            ErrorCode::AgentBusy,
+            AgentCode::AgentBusy.into(),
             "wait for the turn to end, or cancel it",
         ),
         SessionError::StaleGeneration { .. } | SessionError::UnknownPermission { .. } => (
-            ErrorCode::NotFound,
+            DomainCode::NotFound.into(),
             "answer a permission listed in the session's pending_permissions",
         ),
         SessionError::UnadvertisedOption { .. }
         | SessionError::UnknownConfigOption { .. }
         | SessionError::InvalidConfigValue { .. }
         | SessionError::NotAnAgentLogin { .. } => (
-            ErrorCode::InvalidRequest,
+            DomainCode::InvalidRequest.into(),
             "use one of the ids and values the agent advertised",
         ),
-        SessionError::Agent { .. } => (ErrorCode::AgentError, "see the agent's message"),
+        SessionError::Agent { .. } => (AgentCode::AgentError.into(), "see the agent's message"),
     };
-    SomiteError::new(code, message, recovery)
+    Error::new(code, message, recovery)
 }
 
 struct Pump {
@@ -694,7 +691,7 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
             if let Ok(Err(error)) | Err(error) = written.map_err(|e| e.to_string()) {
                 tracing::warn!(%error, "an agent transcript could not be written");
                 pump.feed.publish(
-                    "agent",
+                    FeedKind::Agent,
                     json!({
                         "generation": event.generation,
                         "type": "transcript_failed",
@@ -716,7 +713,8 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
             }
         }
         let data = serde_json::to_value(&event).unwrap_or_default();
-        pump.feed.publish("agent", pump.redactor.redact_value(data));
+        pump.feed
+            .publish(FeedKind::Agent, pump.redactor.redact_value(data));
     }
 }
 

@@ -35,7 +35,7 @@ pub async fn connect(
         .connect(request)
         .await
         .map(Json)
-        .map_err(ApiError)
+        .map_err(ApiError::from)
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,7 +56,7 @@ pub async fn prompt(
         ));
     }
     if text.len() > MAX_PROMPT_BYTES {
-        return Err(ApiError(SomiteError::new(
+        return Err(ApiError::from(SomiteError::new(
             ErrorCode::PayloadTooLarge,
             format!(
                 "the message has {} bytes; at most {MAX_PROMPT_BYTES} are accepted",
@@ -65,7 +65,7 @@ pub async fn prompt(
             "shorten the message; attach large material as files in the project",
         )));
     }
-    let turn = state.agents.prompt(text).await.map_err(ApiError)?;
+    let turn = state.agents.prompt(text).await.map_err(ApiError::from)?;
     Ok(Json(json!({ "turn": turn })))
 }
 
@@ -73,7 +73,7 @@ pub async fn cancel(
     State(state): State<Arc<AppState>>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Result<Json<Value>, ApiError> {
-    state.agents.cancel().await.map_err(ApiError)?;
+    state.agents.cancel().await.map_err(ApiError::from)?;
     Ok(Json(json!({})))
 }
 
@@ -106,7 +106,7 @@ pub async fn answer_permission(
         .agents
         .answer_permission(&id, answer)
         .await
-        .map_err(ApiError)?;
+        .map_err(ApiError::from)?;
     Ok(Json(json!({})))
 }
 
@@ -125,7 +125,7 @@ pub async fn set_config(
         .agents
         .set_config_option(config_id, value)
         .await
-        .map_err(ApiError)?;
+        .map_err(ApiError::from)?;
     Ok(Json(json!({ "config_options": options })))
 }
 
@@ -133,6 +133,6 @@ pub async fn disconnect(
     State(state): State<Arc<AppState>>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Result<Json<Value>, ApiError> {
-    let cleanup = state.agents.disconnect().await.map_err(ApiError)?;
+    let cleanup = state.agents.disconnect().await.map_err(ApiError::from)?;
     Ok(Json(json!({ "cleanup": cleanup })))
 }

@@ -1,7 +1,7 @@
 //! HTTP rendering of Somite's failure envelope.
 //!
-//! Routes return [`ApiError`], which is the domain's `SomiteError` plus the
-//! HTTP status its code maps to. The body is always the envelope
+//! Routes return [`ApiError`], which is the wire envelope `somite_api::Error`
+//! plus the HTTP status its code maps to. The body is always the envelope
 //! `{"code", "message", "recovery", "details"?}`, whatever went wrong —
 //! including extractor failures, which axum would otherwise answer in plain
 //! text.
@@ -9,51 +9,76 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use somite_workflow::{ErrorCode, SomiteError};
+use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode};
+use somite_workflow::SomiteError;
 
 #[derive(Debug)]
-pub struct ApiError(pub SomiteError);
+pub struct ApiError(pub Error);
 
-impl From<SomiteError> for ApiError {
-    fn from(e: SomiteError) -> Self {
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
         ApiError(e)
     }
 }
 
+impl From<SomiteError> for ApiError {
+    fn from(e: SomiteError) -> Self {
+        ApiError(e.into())
+    }
+}
+
 impl ApiError {
-    pub fn new(code: ErrorCode, message: impl Into<String>, recovery: impl Into<String>) -> Self {
-        ApiError(SomiteError::new(code, message, recovery))
+    pub fn new(
+        code: impl Into<ErrorCode>,
+        message: impl Into<String>,
+        recovery: impl Into<String>,
+    ) -> Self {
+        ApiError(Error::new(code, message, recovery))
     }
 }
 
 /// The status a failure code is reported with.
 pub fn status_of(code: ErrorCode) -> StatusCode {
-    use ErrorCode::*;
+    match code {
+        ErrorCode::Domain(code) => domain_status(code),
+        ErrorCode::Http(code) => match code {
+            HttpCode::CapabilityRequired => StatusCode::UNAUTHORIZED,
+            HttpCode::ForbiddenHost | HttpCode::ForbiddenOrigin => StatusCode::FORBIDDEN,
+            HttpCode::UriTooLong => StatusCode::URI_TOO_LONG,
+            HttpCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            HttpCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+        },
+        ErrorCode::Agent(code) => match code {
+            AgentCode::AgentNotConnected
+            | AgentCode::AgentAlreadyConnected
+            | AgentCode::AgentNotReady
+            | AgentCode::AgentBusy => StatusCode::CONFLICT,
+            AgentCode::AgentCommandRejected => StatusCode::UNPROCESSABLE_ENTITY,
+            AgentCode::AgentError => StatusCode::BAD_GATEWAY,
+        },
+        // The runtime never reports the MCP servers' own codes; should one
+        // pass through, it is the runtime's fault.
+        ErrorCode::Tool(_) | ErrorCode::Link(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+fn domain_status(code: DomainCode) -> StatusCode {
+    use DomainCode::*;
     match code {
         StaleRevision
         | IdempotencyConflict
         | WorkflowNotReady
         | InputOriginRecoveryRequired
-        | ProjectInUse
-        | AgentNotConnected
-        | AgentAlreadyConnected
-        | AgentNotReady
-        | AgentBusy => StatusCode::CONFLICT,
-        AgentCommandRejected | RepresentativeFixtureUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
+        | ProjectInUse => StatusCode::CONFLICT,
+        RepresentativeFixtureUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
         RunFailed | RunLost => StatusCode::CONFLICT,
         EvidenceTampered => StatusCode::INTERNAL_SERVER_ERROR,
-        AgentError => StatusCode::BAD_GATEWAY,
         InvalidRequest | InvalidQuery | InvalidCursor => StatusCode::BAD_REQUEST,
         InvalidTransaction | TooManyOperations | UnknownOperator | UnknownNode | UnknownPort
         | UnknownParam | UnknownEdge | UnknownNote | InvalidParamType | ParamOutOfRange
         | MissingParam | DuplicateId | IncompatiblePorts | PortAlreadyConnected | Cycle
         | InvalidDocument | InvalidContract => StatusCode::UNPROCESSABLE_ENTITY,
-        CapabilityRequired => StatusCode::UNAUTHORIZED,
-        ForbiddenHost | ForbiddenOrigin => StatusCode::FORBIDDEN,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-        UriTooLong => StatusCode::URI_TOO_LONG,
-        HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-        RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         NotFound => StatusCode::NOT_FOUND,
         ToolchainMissing => StatusCode::SERVICE_UNAVAILABLE,
         Io => StatusCode::INTERNAL_SERVER_ERROR,

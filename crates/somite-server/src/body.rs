@@ -14,7 +14,7 @@ use crate::api_error::ApiError;
 use axum::extract::{FromRequest, Request};
 use axum::http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
-use somite_workflow::ErrorCode;
+use somite_api::{DomainCode, HttpCode};
 use std::time::Duration;
 
 /// Other JSON requests (DESIGN.md "Limits": 16 MiB).
@@ -48,7 +48,7 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
             .is_some_and(|m| m.trim() == "application/json");
         if !is_json {
             return Err(ApiError::new(
-                ErrorCode::InvalidRequest,
+                DomainCode::InvalidRequest,
                 "the request body must be application/json",
                 "send the body with `Content-Type: application/json`",
             ));
@@ -60,7 +60,7 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
         let read = axum::body::to_bytes(request.into_body(), MAX_REQUEST_BYTES);
         let Ok(read) = tokio::time::timeout(timeout, read).await else {
             return Err(ApiError::new(
-                ErrorCode::RequestTimeout,
+                HttpCode::RequestTimeout,
                 format!(
                     "the request body did not arrive within {} ms",
                     timeout.as_millis()
@@ -70,7 +70,7 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
         };
         read.map(RawJson).map_err(|_| {
             ApiError::new(
-                ErrorCode::PayloadTooLarge,
+                DomainCode::PayloadTooLarge,
                 format!("the request body exceeds {MAX_REQUEST_BYTES} bytes"),
                 "send a smaller request; split large edits into several transactions",
             )
@@ -85,7 +85,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         let RawJson(bytes) = RawJson::from_request(request, state).await?;
         serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
             ApiError::new(
-                ErrorCode::InvalidRequest,
+                DomainCode::InvalidRequest,
                 format!("the request body does not match its schema: {e}"),
                 "fix the named field; unknown fields are rejected",
             )

@@ -2,7 +2,9 @@
 //! the runtime.
 //!
 //! Each MCP child the runtime launches gets its own 256-bit random value,
-//! handed over only through the child's environment. The value never has a
+//! handed over only through the child's environment
+//! (`somite_api::EnvVars::SOMITE_MCP_CAPABILITY`) and presented on the
+//! `somite_api::headers::CAPABILITY` header. The value never has a
 //! `Debug` or `Display` form that shows it, is compared in constant time, and
 //! can be revoked when its session ends. It authenticates the MCP adapter; it
 //! is not a sandbox against other processes of the same user.
@@ -10,10 +12,6 @@
 use std::sync::Mutex;
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
-/// The environment variable through which a child receives its capability.
-pub const CAPABILITY_ENV: &str = "SOMITE_MCP_CAPABILITY";
-/// The header on which the MCP adapter presents it.
-pub const CAPABILITY_HEADER: &str = "x-somite-capability";
 /// Bytes of randomness per capability (256 bits).
 pub const CAPABILITY_BYTES: usize = 32;
 

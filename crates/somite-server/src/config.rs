@@ -6,6 +6,7 @@
 //! confusing runtime failure.
 
 use crate::agent::AgentSetup;
+use somite_api::EnvVars;
 use somite_project::toolchain::{InvalidPixiSetting, find_on_path, resolve_pixi};
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -76,15 +77,6 @@ pub enum ConfigError {
     NotLoopback(IpAddr),
 }
 
-/// Environment variables the runtime reads.
-pub mod vars {
-    pub const PORT: &str = "SOMITE_PORT";
-    pub const HOST: &str = "SOMITE_HOST";
-    pub const WEB_BUNDLE: &str = "SOMITE_WEB_BUNDLE";
-    pub const SSE_KEEPALIVE_SECS: &str = "SOMITE_SSE_KEEPALIVE_SECS";
-    pub const PIXI: &str = somite_project::toolchain::PIXI_VAR;
-}
-
 /// What the command line said; `None` falls back to the environment, then
 /// the default.
 #[derive(Debug, Clone, Default)]
@@ -100,7 +92,7 @@ impl ServerConfig {
         cli: CliOverrides,
         env: &BTreeMap<String, String>,
     ) -> Result<ServerConfig, ConfigError> {
-        let port = match (cli.port, env.get(vars::PORT)) {
+        let port = match (cli.port, env.get(EnvVars::SOMITE_PORT)) {
             (Some(port), _) => port,
             (None, Some(value)) => {
                 value
@@ -108,17 +100,17 @@ impl ServerConfig {
                     .ok()
                     .filter(|p| *p != 0)
                     .ok_or_else(|| ConfigError::Invalid {
-                        variable: vars::PORT,
+                        variable: EnvVars::SOMITE_PORT,
                         value: value.clone(),
                         accepted: "a TCP port number within 1..=65535",
                     })?
             }
             (None, None) => DEFAULT_PORT,
         };
-        let host = match (cli.host, env.get(vars::HOST)) {
+        let host = match (cli.host, env.get(EnvVars::SOMITE_HOST)) {
             (Some(host), _) => host,
             (None, Some(value)) => value.parse().map_err(|_| ConfigError::Invalid {
-                variable: vars::HOST,
+                variable: EnvVars::SOMITE_HOST,
                 value: value.clone(),
                 accepted: "a loopback IP address: 127.0.0.1 or ::1",
             })?,
@@ -131,7 +123,7 @@ impl ServerConfig {
             std::env::current_exe().unwrap_or_else(|_| PathBuf::from(env!("CARGO_PKG_NAME")));
         let agents = AgentSetup::from_env(env, somite_binary)
             .map_err(|e| ConfigError::AgentCredentials(e.to_string()))?;
-        let sse_keepalive = match env.get(vars::SSE_KEEPALIVE_SECS) {
+        let sse_keepalive = match env.get(EnvVars::SOMITE_SSE_KEEPALIVE_SECS) {
             None => Duration::from_secs(15),
             Some(value) => value
                 .parse::<u64>()
@@ -139,7 +131,7 @@ impl ServerConfig {
                 .filter(|s| (1..=300).contains(s))
                 .map(Duration::from_secs)
                 .ok_or_else(|| ConfigError::Invalid {
-                    variable: vars::SSE_KEEPALIVE_SECS,
+                    variable: EnvVars::SOMITE_SSE_KEEPALIVE_SECS,
                     value: value.clone(),
                     accepted: "whole seconds within 1..=300",
                 })?,
@@ -147,12 +139,12 @@ impl ServerConfig {
         Ok(ServerConfig {
             project: cli.project.unwrap_or_else(|| PathBuf::from(".")),
             address: SocketAddr::new(host, port),
-            web_bundle: env.get(vars::WEB_BUNDLE).map(PathBuf::from),
+            web_bundle: env.get(EnvVars::SOMITE_WEB_BUNDLE).map(PathBuf::from),
             sse_keepalive,
             agents,
-            pixi: resolve_pixi(env.get(vars::PIXI).map(String::as_str)).map_err(
+            pixi: resolve_pixi(env.get(EnvVars::SOMITE_PIXI).map(String::as_str)).map_err(
                 |InvalidPixiSetting(value)| ConfigError::Invalid {
-                    variable: vars::PIXI,
+                    variable: EnvVars::SOMITE_PIXI,
                     value,
                     accepted: "the absolute path of an existing pixi executable",
                 },
@@ -210,14 +202,14 @@ mod tests {
     #[test]
     fn invalid_values_name_the_variable_and_its_range() {
         for (var, value) in [
-            (vars::PORT, "0"),
-            (vars::PORT, "70000"),
-            (vars::PORT, "http"),
-            (vars::SSE_KEEPALIVE_SECS, "0"),
-            (vars::SSE_KEEPALIVE_SECS, "301"),
-            (vars::HOST, "localhost:1"),
-            (vars::PIXI, "pixi"),
-            (vars::PIXI, "/no/such/pixi"),
+            (EnvVars::SOMITE_PORT, "0"),
+            (EnvVars::SOMITE_PORT, "70000"),
+            (EnvVars::SOMITE_PORT, "http"),
+            (EnvVars::SOMITE_SSE_KEEPALIVE_SECS, "0"),
+            (EnvVars::SOMITE_SSE_KEEPALIVE_SECS, "301"),
+            (EnvVars::SOMITE_HOST, "localhost:1"),
+            (EnvVars::SOMITE_PIXI, "pixi"),
+            (EnvVars::SOMITE_PIXI, "/no/such/pixi"),
         ] {
             let err = ServerConfig::from_sources(CliOverrides::default(), &env(&[(var, value)]))
                 .unwrap_err();
@@ -235,9 +227,11 @@ mod tests {
     #[test]
     fn a_non_loopback_address_is_refused() {
         for host in ["0.0.0.0", "192.0.2.1", "::"] {
-            let err =
-                ServerConfig::from_sources(CliOverrides::default(), &env(&[(vars::HOST, host)]))
-                    .unwrap_err();
+            let err = ServerConfig::from_sources(
+                CliOverrides::default(),
+                &env(&[(EnvVars::SOMITE_HOST, host)]),
+            )
+            .unwrap_err();
             assert!(matches!(err, ConfigError::NotLoopback(_)), "{host}");
         }
         let cli = CliOverrides {
@@ -253,7 +247,8 @@ mod tests {
             port: Some(9000),
             ..Default::default()
         };
-        let config = ServerConfig::from_sources(cli, &env(&[(vars::PORT, "9100")])).unwrap();
+        let config =
+            ServerConfig::from_sources(cli, &env(&[(EnvVars::SOMITE_PORT, "9100")])).unwrap();
         assert_eq!(config.address.port(), 9000);
     }
 }

@@ -24,6 +24,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use somite_api::FeedKind;
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -81,7 +82,7 @@ impl fmt::Display for Position<'_> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FeedEvent {
     pub cursor: u64,
-    pub kind: String,
+    pub kind: FeedKind,
     /// Milliseconds since the Unix epoch.
     pub time_ms: u64,
     pub data: Value,
@@ -177,12 +178,12 @@ impl Feed {
     }
 
     /// Appends an event and announces it. Returns its cursor.
-    pub fn publish(&self, kind: &str, data: Value) -> u64 {
+    pub fn publish(&self, kind: FeedKind, data: Value) -> u64 {
         let mut inner = self.lock();
         inner.last_cursor += 1;
         let mut event = FeedEvent {
             cursor: inner.last_cursor,
-            kind: kind.to_owned(),
+            kind,
             time_ms: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
@@ -306,8 +307,8 @@ mod tests {
     #[test]
     fn cursors_increase_by_one() {
         let feed = Feed::default();
-        assert_eq!(feed.publish("a", json!(1)), 1);
-        assert_eq!(feed.publish("b", json!(2)), 2);
+        assert_eq!(feed.publish(FeedKind::Run, json!(1)), 1);
+        assert_eq!(feed.publish(FeedKind::Rebind, json!(2)), 2);
         let cursors: Vec<_> = feed.since(0).events.iter().map(|e| e.cursor).collect();
         assert_eq!(cursors, vec![1, 2]);
         assert_eq!(feed.since(1).events.len(), 1);
@@ -318,7 +319,7 @@ mod tests {
     fn only_the_newest_events_are_kept_and_a_gap_is_reported() {
         let feed = Feed::default();
         for i in 0..FEED_CAPACITY + 10 {
-            feed.publish("e", json!(i));
+            feed.publish(FeedKind::Run, json!(i));
         }
         let all = feed.since(0);
         assert_eq!(all.events.len(), FEED_CAPACITY);
@@ -334,7 +335,7 @@ mod tests {
         let text = "x".repeat(1000);
         let one = json_len(&FeedEvent {
             cursor: 1,
-            kind: "e".into(),
+            kind: FeedKind::Run,
             time_ms: 0,
             data: json!(text),
             bytes: 0,
@@ -342,7 +343,7 @@ mod tests {
         // Room for three events of this size, well under the count bound.
         let feed = Feed::with_capacity(FEED_CAPACITY, 3 * one + one / 2);
         for _ in 0..10 {
-            feed.publish("e", json!(text));
+            feed.publish(FeedKind::Run, json!(text));
         }
         let all = feed.since(0);
         let cursors: Vec<_> = all.events.iter().map(|e| e.cursor).collect();
@@ -355,8 +356,8 @@ mod tests {
     #[test]
     fn an_event_over_the_byte_bound_is_still_kept_as_the_newest() {
         let feed = Feed::with_capacity(FEED_CAPACITY, 10);
-        feed.publish("e", json!("more than ten bytes"));
-        feed.publish("e", json!("more than ten bytes, again"));
+        feed.publish(FeedKind::Run, json!("more than ten bytes"));
+        feed.publish(FeedKind::Run, json!("more than ten bytes, again"));
         let cursors: Vec<_> = feed.since(0).events.iter().map(|e| e.cursor).collect();
         assert_eq!(cursors, vec![2]);
     }
@@ -364,9 +365,9 @@ mod tests {
     #[test]
     fn subscribing_misses_nothing_between_backlog_and_live() {
         let feed = Feed::default();
-        feed.publish("e", json!(1));
+        feed.publish(FeedKind::Run, json!(1));
         let (backlog, mut live) = feed.subscribe(Some("0"));
-        feed.publish("e", json!(2));
+        feed.publish(FeedKind::Run, json!(2));
         assert_eq!(backlog.events.len(), 1);
         assert_eq!(live.try_recv().unwrap().cursor, 2);
     }
@@ -375,7 +376,7 @@ mod tests {
     fn positions_of_this_epoch_resume_and_all_others_reset() {
         let feed = Feed::default();
         for i in 0..3 {
-            feed.publish("e", json!(i));
+            feed.publish(FeedKind::Run, json!(i));
         }
         let own = feed.position(1).to_string();
         assert_eq!(own, format!("{}:1", feed.epoch()));

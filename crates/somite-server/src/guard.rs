@@ -9,14 +9,13 @@
 //! adapter.
 
 use crate::api_error::ApiError;
-use crate::capability::CAPABILITY_HEADER;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::HeaderMap;
 use axum::http::header::{HOST, ORIGIN};
 use axum::middleware::Next;
 use axum::response::Response;
-use somite_workflow::ErrorCode;
+use somite_api::{DomainCode, HttpCode};
 use std::sync::Arc;
 
 /// Whether `host` (a Host header value: name, optional port) is loopback.
@@ -63,7 +62,7 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
     let host = hosts.next().and_then(|h| h.to_str().ok());
     if hosts.next().is_some() {
         return Err(ApiError::new(
-            ErrorCode::InvalidRequest,
+            DomainCode::InvalidRequest,
             "the request has more than one Host header",
             "send exactly one Host header, naming 127.0.0.1:<port> (or localhost)",
         ));
@@ -72,7 +71,7 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
     let consistent = authority.is_none_or(|a| host.is_some_and(|h| a.eq_ignore_ascii_case(h)));
     if !host.is_some_and(is_loopback_host) || !consistent {
         return Err(ApiError::new(
-            ErrorCode::ForbiddenHost,
+            HttpCode::ForbiddenHost,
             "the Host header (or the request target's authority) is not this loopback address",
             "open Somite at http://127.0.0.1:<port>/ (or localhost); other host names are refused to prevent DNS rebinding",
         ));
@@ -81,7 +80,7 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
         && !origin.to_str().is_ok_and(is_loopback_origin)
     {
         return Err(ApiError::new(
-            ErrorCode::ForbiddenOrigin,
+            HttpCode::ForbiddenOrigin,
             "requests from this origin are refused",
             "use the Somite page served from 127.0.0.1; other sites cannot call the local runtime",
         ));
@@ -99,7 +98,7 @@ pub async fn capability_required(
         presented_capability(request.headers()).and_then(|c| state.capabilities.identify(c))
     else {
         return Err(ApiError::new(
-            ErrorCode::CapabilityRequired,
+            HttpCode::CapabilityRequired,
             "this route is for Somite's MCP adapter and needs its capability",
             "call it through `somite mcp somite`, which presents the capability it was given",
         ));
@@ -110,7 +109,7 @@ pub async fn capability_required(
 }
 
 fn presented_capability(headers: &HeaderMap) -> Option<&str> {
-    headers.get(CAPABILITY_HEADER)?.to_str().ok()
+    headers.get(somite_api::headers::CAPABILITY)?.to_str().ok()
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ use axum::Router;
 use axum::middleware;
 use axum::routing::{get, post};
 use config::ServerConfig;
+use somite_api::FeedKind;
 use somite_project::Project;
 use state::AppState;
 use std::net::SocketAddr;
@@ -157,9 +158,10 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     // Runs a previous runtime left unfinished are announced as what they
     // are now: failed, lost with the restart.
     for status in state.runner.recovered_runs() {
-        state
-            .feed
-            .publish("run", serde_json::to_value(status).unwrap_or_default());
+        state.feed.publish(
+            FeedKind::Run,
+            serde_json::to_value(status).unwrap_or_default(),
+        );
     }
     run_routes::announce_runs(&state);
     let app = router(state.clone(), config.web_bundle.as_deref()).layer(axum::Extension(

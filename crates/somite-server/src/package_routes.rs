@@ -18,10 +18,11 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use somite_api::FeedKind;
 use somite_project::attach::CopyMethod;
 use somite_project::compiled::{self, CompileOutcome, CompileSummary};
 use somite_project::export;
-use somite_workflow::{ErrorCode, SomiteError};
+use somite_workflow::SomiteError;
 use std::sync::Arc;
 
 /// A body that must be `{}`: the routes act on the current graph.
@@ -57,9 +58,10 @@ fn compile_current(state: &AppState) -> Result<(CompileOutcome, CompileSummary),
 }
 
 fn announce(state: &AppState, source: &EditSource, summary: &CompileSummary) {
-    state
-        .feed
-        .publish("compile", json!({"source": source, "summary": summary}));
+    state.feed.publish(
+        FeedKind::Compile,
+        json!({"source": source, "summary": summary}),
+    );
 }
 
 pub async fn compile(
@@ -109,10 +111,11 @@ pub async fn export(
         let project = s.project();
         // The archive is written (atomically) to a private scratch folder,
         // read back and sent; nothing is left in the project.
-        let scratch = tempfile::tempdir().map_err(io_error)?;
+        let scratch =
+            tempfile::tempdir().map_err(|e| SomiteError::io(&std::env::temp_dir(), &e))?;
         let out = scratch.path().join("export.zip");
         let outcome = export::export(&project, &s.compile_toolchain, &out)?;
-        let bytes = std::fs::read(&outcome.path).map_err(io_error)?;
+        let bytes = std::fs::read(&outcome.path).map_err(|e| SomiteError::io(&outcome.path, &e))?;
         let digest = outcome.compile.package.directory_name();
         let name = format!(
             "{}-{}.zip",
@@ -156,14 +159,6 @@ fn file_stem(title: &str) -> String {
     } else {
         stem.to_owned()
     }
-}
-
-fn io_error(error: std::io::Error) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::Io,
-        format!("the export could not be written: {error}"),
-        "check that the project's .somite folder is writable and has space",
-    )
 }
 
 #[cfg(test)]

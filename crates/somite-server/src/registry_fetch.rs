@@ -15,9 +15,6 @@ use somite_acp::registry::{Registry, RegistryError, RegistrySource};
 use somite_acp::secrets::redact_secret_values;
 use somite_acp::{LoadedRegistry, load_registry};
 
-/// The variable that overrides where the registry is fetched from (`off`:
-/// never fetch, use the bundled snapshot).
-pub const REGISTRY_URL_VAR: &str = "SOMITE_ACP_REGISTRY_URL";
 /// How long one fetch may take.
 pub const REGISTRY_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest registry document accepted.

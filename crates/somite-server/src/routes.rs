@@ -18,16 +18,13 @@ use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use somite_api::FeedKind;
 use somite_workflow::assessment::Assessment;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::search::{SearchPage, SearchRequest};
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::sync::Arc;
-
-/// The header with which the MCP adapter names the agent activity (its MCP
-/// request or tool call) behind a request, for correlation in the feed.
-pub const ACTIVITY_HEADER: &str = "x-somite-mcp-activity";
 
 /// Query parameters parsed into a closed type, failing with the envelope.
 pub struct QueryParams<T>(pub T);
@@ -160,7 +157,7 @@ fn with_document(head: &impl Serialize, document: &[u8]) -> Response {
 }
 
 fn parse_transaction(bytes: &[u8]) -> Result<GraphTransaction, ApiError> {
-    GraphTransaction::from_json(bytes).map_err(ApiError)
+    GraphTransaction::from_json(bytes).map_err(ApiError::from)
 }
 
 pub async fn human_transaction(
@@ -180,7 +177,7 @@ pub async fn agent_transaction(
 ) -> Result<Json<TransactionReply>, ApiError> {
     let txn = parse_transaction(&body)?;
     let activity = headers
-        .get(ACTIVITY_HEADER)
+        .get(somite_api::headers::MCP_ACTIVITY)
         .and_then(|v| v.to_str().ok())
         .filter(|v| v.len() <= 256)
         .map(str::to_owned);
@@ -208,7 +205,7 @@ pub async fn rebind(
     blocking(&state, |s| {
         let state_revision = s.project().rebind()?;
         s.feed
-            .publish("rebind", json!({"state_revision": state_revision}));
+            .publish(FeedKind::Rebind, json!({"state_revision": state_revision}));
         Ok(Rebound { state_revision })
     })
     .await
@@ -243,7 +240,7 @@ pub async fn catalog_search(
             cursor: params.cursor,
         })
         .map(Json)
-        .map_err(ApiError)
+        .map_err(ApiError::from)
 }
 
 pub async fn catalog_operator(
@@ -252,7 +249,7 @@ pub async fn catalog_operator(
 ) -> Result<Json<Value>, ApiError> {
     let catalog = state.project().catalog().clone();
     let entry = catalog.get(&id).ok_or_else(|| {
-        ApiError(SomiteError::new(
+        ApiError::from(SomiteError::new(
             ErrorCode::NotFound,
             format!("the catalog has no operator `{id}`"),
             "search the catalog for the exact id",

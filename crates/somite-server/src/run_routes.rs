@@ -16,6 +16,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
+use somite_api::FeedKind;
 use somite_runner::{
     EvidenceLookup, RunRequest, RunStarted, RunStatus, StatusPoll, Supervisor, ValidationRequest,
 };
@@ -32,7 +33,10 @@ pub fn announce_runs(state: &Arc<AppState>) {
         loop {
             match changes.recv().await {
                 Ok(status) => {
-                    feed.publish("run", serde_json::to_value(&status).unwrap_or_default());
+                    feed.publish(
+                        FeedKind::Run,
+                        serde_json::to_value(&status).unwrap_or_default(),
+                    );
                 }
                 // A burst outran the feed: the next status of each run is
                 // complete by itself, so only intermediate snapshots are lost.
@@ -44,7 +48,7 @@ pub fn announce_runs(state: &Arc<AppState>) {
 }
 
 fn runner_error(error: somite_runner::RunnerError) -> ApiError {
-    ApiError(SomiteError::from(error))
+    ApiError::from(SomiteError::from(error))
 }
 
 pub async fn start_run(

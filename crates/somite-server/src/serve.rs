@@ -33,7 +33,7 @@ use axum::Router;
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
-use somite_workflow::{ErrorCode, SomiteError};
+use somite_api::{DomainCode, Error, HttpCode};
 use std::collections::BTreeMap;
 use std::io;
 use std::pin::Pin;
@@ -181,7 +181,7 @@ enum Head {
     /// A complete head, with whatever of the body arrived along with it.
     Complete(Vec<u8>),
     /// A head the runtime will not serve.
-    Refused(SomiteError),
+    Refused(Error),
     /// The client closed the connection before finishing its head.
     Closed,
 }
@@ -207,7 +207,7 @@ async fn read_head(stream: &mut TcpStream) -> io::Result<Head> {
 
 /// Whether `buffer` starts with an acceptable request head: `None` while it
 /// may still become one.
-fn check_head(buffer: &[u8]) -> Option<Result<(), SomiteError>> {
+fn check_head(buffer: &[u8]) -> Option<Result<(), Error>> {
     if target_len(buffer) > MAX_URI_BYTES {
         return Some(Err(uri_too_long()));
     }
@@ -226,8 +226,8 @@ fn check_head(buffer: &[u8]) -> Option<Result<(), SomiteError>> {
         }
         Ok(httparse::Status::Partial) => None,
         Err(httparse::Error::TooManyHeaders) => Some(Err(headers_too_large())),
-        Err(error) => Some(Err(SomiteError::new(
-            ErrorCode::InvalidRequest,
+        Err(error) => Some(Err(Error::new(
+            DomainCode::InvalidRequest,
             format!("the request head is not valid HTTP/1.1: {error}"),
             "send a well-formed HTTP/1.1 request",
         ))),
@@ -247,24 +247,24 @@ fn target_len(buffer: &[u8]) -> usize {
     words.next().map_or(0, <[u8]>::len)
 }
 
-fn uri_too_long() -> SomiteError {
-    SomiteError::new(
-        ErrorCode::UriTooLong,
+fn uri_too_long() -> Error {
+    Error::new(
+        HttpCode::UriTooLong,
         format!("the request target exceeds {MAX_URI_BYTES} bytes"),
         "shorten the path and query; send large inputs in a JSON body instead",
     )
 }
 
-fn headers_too_large() -> SomiteError {
-    SomiteError::new(
-        ErrorCode::HeadersTooLarge,
+fn headers_too_large() -> Error {
+    Error::new(
+        HttpCode::HeadersTooLarge,
         format!("the request head exceeds {MAX_HEAD_BYTES} bytes or {MAX_HEADERS} header fields"),
         "send fewer or smaller headers",
     )
 }
 
 /// Answers with the error envelope and closes the connection.
-async fn refuse(mut stream: TcpStream, error: &SomiteError) {
+async fn refuse(mut stream: TcpStream, error: &Error) {
     let status = status_of(error.code);
     let body = serde_json::to_vec(error).unwrap_or_default();
     let head = format!(
@@ -419,20 +419,20 @@ mod tests {
             format!("\r\nGET /{long} HTTP/1.1\r\n\r\n"),
         ] {
             let refused = check_head(head.as_bytes()).unwrap().unwrap_err();
-            assert_eq!(refused.code, ErrorCode::UriTooLong, "{:?}", &head[..8]);
+            assert_eq!(refused.code, HttpCode::UriTooLong, "{:?}", &head[..8]);
         }
         let many = format!(
             "GET / HTTP/1.1\r\n{}\r\n",
             "x-a: 1\r\n".repeat(MAX_HEADERS + 1)
         );
         let refused = check_head(many.as_bytes()).unwrap().unwrap_err();
-        assert_eq!(refused.code, ErrorCode::HeadersTooLarge);
+        assert_eq!(refused.code, HttpCode::HeadersTooLarge);
         let big = format!("GET / HTTP/1.1\r\nx-a: {}", "b".repeat(MAX_HEAD_BYTES));
         let refused = check_head(big.as_bytes()).unwrap().unwrap_err();
-        assert_eq!(refused.code, ErrorCode::HeadersTooLarge);
+        assert_eq!(refused.code, HttpCode::HeadersTooLarge);
         let refused = check_head(b"GET / HTTP/1.1\r\nbad header\r\n\r\n")
             .unwrap()
             .unwrap_err();
-        assert_eq!(refused.code, ErrorCode::InvalidRequest);
+        assert_eq!(refused.code, DomainCode::InvalidRequest);
     }
 }

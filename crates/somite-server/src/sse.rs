@@ -94,7 +94,7 @@ impl Reader {
                     Item::Reset { cursor } => {
                         return Some(
                             Event::default()
-                                .event("reset")
+                                .event(somite_api::feed::SSE_RESET)
                                 .id(self.feed.position(cursor).to_string())
                                 .data(
                                     json!({"epoch": self.feed.epoch(), "cursor": cursor})
@@ -109,7 +109,7 @@ impl Reader {
                         self.last_sent = first_available - 1;
                         return Some(
                             Event::default()
-                                .event("gap")
+                                .event(somite_api::feed::SSE_GAP)
                                 .id(self.feed.position(self.last_sent).to_string())
                                 .data(
                                     json!({"after": after, "first_available": first_available})
@@ -121,7 +121,7 @@ impl Reader {
                         self.last_sent = event.cursor;
                         return Some(
                             Event::default()
-                                .event(event.kind.clone())
+                                .event(event.kind.as_str())
                                 .id(self.feed.position(event.cursor).to_string())
                                 .data(serde_json::to_string(&*event).expect("events serialize")),
                         );

@@ -14,6 +14,7 @@ use crate::feed::{Epoch, Feed};
 use crate::revisions::{PublishedDocument, RecentDocuments};
 use serde::Serialize;
 use serde_json::json;
+use somite_api::FeedKind;
 use somite_project::compiled::Toolchain;
 use somite_project::{Project, TransactionOutcome};
 use somite_runner::Supervisor;
@@ -125,7 +126,7 @@ impl AppState {
                 .into(),
         });
         let cursor = self.feed.publish(
-            "transaction",
+            FeedKind::Transaction,
             json!({"source": source, "outcome": outcome, "operations": txn.operations}),
         );
         Ok(TransactionReply {
@@ -152,5 +153,5 @@ pub async fn blocking<T: Send + 'static>(
                 "retry; if it persists, restart Somite and report the log",
             )
         })?
-        .map_err(ApiError)
+        .map_err(ApiError::from)
 }

@@ -8,10 +8,10 @@ mod support;
 use futures_util::StreamExt;
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
+use somite_api::headers::CAPABILITY as CAPABILITY_HEADER;
 use somite_project::{Project, Seed};
 use somite_server::RunningServer;
 use somite_server::body::MAX_REQUEST_BYTES;
-use somite_server::capability::CAPABILITY_HEADER;
 use somite_server::config::ServerConfig;
 use std::time::Duration;
 use support::assert_envelope;
@@ -399,7 +399,7 @@ async fn mcp_routes_require_a_live_capability() {
                     request = request.header(CAPABILITY_HEADER, p);
                 }
                 if activity_header {
-                    request = request.header("x-somite-mcp-activity", "call-1");
+                    request = request.header(somite_api::headers::MCP_ACTIVITY, "call-1");
                 }
                 let response = request.send().await.unwrap();
                 assert_eq!(
@@ -416,7 +416,7 @@ async fn mcp_routes_require_a_live_capability() {
         };
         let response = request
             .header(CAPABILITY_HEADER, capability.expose())
-            .header("x-somite-mcp-activity", "call-7")
+            .header(somite_api::headers::MCP_ACTIVITY, "call-7")
             .send()
             .await
             .unwrap();
@@ -609,7 +609,11 @@ async fn the_activity_stream_resumes_without_duplicates_or_gaps() {
         events.iter().map(Sse::cursor).collect::<Vec<_>>(),
         vec![4, 5, 6]
     );
-    assert!(events.iter().all(|e| e.kind == "transaction"));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.kind == somite_api::FeedKind::Transaction.as_str())
+    );
     // `?after=` resumes the same way.
     let by_query = h
         .client
@@ -1034,7 +1038,7 @@ async fn a_project_awaiting_recovery_refuses_every_write_until_rebound_from_the_
             .as_array()
             .unwrap()
             .iter()
-            .any(|event| event["kind"] == "rebind"
+            .any(|event| event["kind"] == somite_api::FeedKind::Rebind
                 && event["data"]["state_revision"] == base.as_str()),
         "open workspaces learn of it: {feed}"
     );

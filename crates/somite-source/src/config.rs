@@ -8,27 +8,11 @@
 //! cache folder, short timeouts and a fixed [`Clock`].
 
 use crate::error::{Result, SourceError};
+use somite_api::EnvVars;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-
-/// The environment variables this crate reads.
-pub mod env {
-    /// Replaces the nf-core catalog URL ([`super::DEFAULT_NFCORE_PIPELINES_URL`]);
-    /// any http(s) URL, so tests and mirrors can serve it.
-    pub const SOMITE_NFCORE_PIPELINES_URL: &str = "SOMITE_NFCORE_PIPELINES_URL";
-    /// Replaces the GitHub REST API base ([`super::DEFAULT_GITHUB_API_URL`]),
-    /// without a trailing slash; any http(s) URL.
-    pub const SOMITE_GITHUB_API_URL: &str = "SOMITE_GITHUB_API_URL";
-    /// A GitHub token, sent as `Authorization: Bearer` to the API only when
-    /// set and non-empty; never logged, never shown.
-    pub const GITHUB_TOKEN: &str = "GITHUB_TOKEN";
-    /// The user cache folder's parent (`$XDG_CACHE_HOME/somite`), when absolute.
-    pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
-    /// The home folder, for `~/.cache/somite` (`~/Library/Caches/Somite` on macOS).
-    pub const HOME: &str = "HOME";
-}
 
 /// The catalog `nf-core pipelines list` reads (nf-core/tools, `list.py`).
 pub const DEFAULT_NFCORE_PIPELINES_URL: &str = "https://nf-co.re/pipelines.json";
@@ -186,13 +170,13 @@ impl SourceConfig {
     pub fn from_env() -> Result<SourceConfig> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let mut config = SourceConfig::new(default_cache_dir(&var)?);
-        if let Some(url) = var(env::SOMITE_NFCORE_PIPELINES_URL) {
-            config.nfcore_pipelines_url = checked_url(env::SOMITE_NFCORE_PIPELINES_URL, url)?;
+        if let Some(url) = var(EnvVars::SOMITE_NFCORE_PIPELINES_URL) {
+            config.nfcore_pipelines_url = checked_url(EnvVars::SOMITE_NFCORE_PIPELINES_URL, url)?;
         }
-        if let Some(url) = var(env::SOMITE_GITHUB_API_URL) {
-            config.github_api_url = checked_url(env::SOMITE_GITHUB_API_URL, url)?;
+        if let Some(url) = var(EnvVars::SOMITE_GITHUB_API_URL) {
+            config.github_api_url = checked_url(EnvVars::SOMITE_GITHUB_API_URL, url)?;
         }
-        config.github_token = var(env::GITHUB_TOKEN).and_then(GithubToken::new);
+        config.github_token = var(EnvVars::GITHUB_TOKEN).and_then(GithubToken::new);
         Ok(config)
     }
 }
@@ -210,12 +194,12 @@ fn checked_url(name: &str, url: String) -> Result<String> {
 /// `$XDG_CACHE_HOME/somite` when absolute, else `~/Library/Caches/Somite`
 /// on macOS and `~/.cache/somite` elsewhere (as the MCP documentation cache).
 fn default_cache_dir(var: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf> {
-    if let Some(xdg) = var(env::XDG_CACHE_HOME).map(PathBuf::from)
+    if let Some(xdg) = var(EnvVars::XDG_CACHE_HOME).map(PathBuf::from)
         && xdg.is_absolute()
     {
         return Ok(xdg.join("somite"));
     }
-    let home = var(env::HOME)
+    let home = var(EnvVars::HOME)
         .map(PathBuf::from)
         .ok_or(SourceError::NoCacheDir)?;
     Ok(if cfg!(target_os = "macos") {

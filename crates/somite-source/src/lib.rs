@@ -38,7 +38,7 @@
 //! The nf-core catalog is `GET https://nf-co.re/pipelines.json`; GitHub is
 //! `GET {api}/repos/{owner}/{repo}/commits/{ref}` and
 //! `GET {api}/repos/{owner}/{repo}/tarball/{sha}` ([`github`]). The bases
-//! are replaceable with the variables in [`config::env`]; `GITHUB_TOKEN`
+//! are replaceable with `somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL` and `SOMITE_GITHUB_API_URL`; `GITHUB_TOKEN`
 //! is sent only when set and never shown. Bounds ([`config::limits`]): 10 s
 //! to connect, 30 s per API request or stalled read, 300 s per download, a
 //! 128 MiB archive, 20,000 archive entries, 512 MiB unpacked, a 16 MiB

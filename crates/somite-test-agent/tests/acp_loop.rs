@@ -48,9 +48,9 @@ async fn a_full_turn_streams_calls_mcp_and_answers_a_permission() {
         {"plan": ["read the workflow", "add QC"]},
         {"say": "Reading "},
         {"say": "the workflow."},
-        {"call": {"server": "somite", "tool": "somite.workflow.get", "permission": true}},
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::WORKFLOW_GET, "permission": true}},
         {"call": {"server": "somite", "tool": "somite.workflow.get_evil", "permission": true, "id": "evil-1"}},
-        {"call": {"server": "somite", "tool": "somite.graph.apply_transaction", "permission": true,
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::GRAPH_APPLY_TRANSACTION, "permission": true,
                   "arguments": {"base_state_revision": "blake3:00", "summary": "Add QC"}}},
         {"say": "Done."},
     ]);
@@ -129,8 +129,8 @@ async fn a_full_turn_streams_calls_mcp_and_answers_a_permission() {
     assert_eq!(
         policy_answers,
         [
-            &somite("somite.workflow.get"),
-            &somite("somite.graph.apply_transaction")
+            &somite(somite_api::tools::somite::WORKFLOW_GET),
+            &somite(somite_api::tools::somite::GRAPH_APPLY_TRANSACTION)
         ]
     );
     let completed: Vec<&str> = events
@@ -197,9 +197,9 @@ async fn claude_shaped_calls_are_allowed_and_conflicting_or_bare_ones_prompt() {
     harness.ready().await;
     harness
         .plan(json!([
-            {"call": {"server": "somite", "tool": "somite.catalog.search", "shape": "claude",
+            {"call": {"server": "somite", "tool": somite_api::tools::somite::CATALOG_SEARCH, "shape": "claude",
                       "permission": true, "arguments": {"query": "fastqc"}}},
-            {"call": {"server": "somite", "tool": "somite.catalog.search", "shape": "conflicting",
+            {"call": {"server": "somite", "tool": somite_api::tools::somite::CATALOG_SEARCH, "shape": "conflicting",
                       "permission": true, "arguments": {"query": "x"}, "id": "conflict"}},
         ]))
         .await;
@@ -208,7 +208,7 @@ async fn claude_shaped_calls_are_allowed_and_conflicting_or_bare_ones_prompt() {
         .await;
     assert!(events.iter().any(|event| matches!(event,
         EventKind::PermissionResolved { resolution: PermissionResolution::Policy { identity, .. }, .. }
-            if *identity == somite("somite.catalog.search"))));
+            if *identity == somite(somite_api::tools::somite::CATALOG_SEARCH))));
     let Some(EventKind::PermissionRequested { permission }) = events.last() else {
         unreachable!()
     };
@@ -540,8 +540,11 @@ async fn the_agent_sees_only_the_allowlist_and_an_empty_private_cwd() {
         ("NODE_OPTIONS", "--require /tmp/hook.js"),
         ("TEST_AGENT_API_KEY", "sk-test-0123456789abcdef0123"),
         ("OTHER_SERVICE_TOKEN", "ghp_0123456789abcdefghij0123"),
-        ("SOMITE_MCP_CAPABILITY", CAPABILITY),
-        ("SOMITE_AGENT_CREDENTIAL_ENV_NAMES", "TEST_AGENT_API_KEY"),
+        (somite_api::EnvVars::SOMITE_MCP_CAPABILITY, CAPABILITY),
+        (
+            somite_api::EnvVars::SOMITE_AGENT_CREDENTIAL_ENV_NAMES,
+            "TEST_AGENT_API_KEY",
+        ),
     ]);
     let environment = AgentEnvironment::from_runner_env(runner).expect("valid opt-in");
     let mut harness = Harness::start(config(test_agent(&[]), environment));
@@ -549,8 +552,8 @@ async fn the_agent_sees_only_the_allowlist_and_an_empty_private_cwd() {
     harness
         .plan(json!([
             {"report_env": ["PATH", "HOME", "TEST_AGENT_API_KEY", "HTTPS_PROXY", "NODE_OPTIONS",
-                            "OTHER_SERVICE_TOKEN", "SOMITE_MCP_CAPABILITY",
-                            "SOMITE_AGENT_CREDENTIAL_ENV_NAMES"]},
+                            "OTHER_SERVICE_TOKEN", somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
+                            somite_api::EnvVars::SOMITE_AGENT_CREDENTIAL_ENV_NAMES]},
             {"report_cwd": null},
         ]))
         .await;

@@ -1,14 +1,24 @@
-//! The structured failure every Somite surface reports.
+//! The domain's structured failure.
 //!
-//! HTTP routes, MCP tools and the command line all render the same envelope,
-//! `{"code", "message", "recovery", "details"?}`, so a failure looks the same
-//! whoever caused it and a client can branch on `code` alone.
+//! Every surface renders the same envelope, `{"code", "message", "recovery",
+//! "details"?}`, so a failure looks the same whoever caused it and a client
+//! can branch on `code` alone. The codes here are the domain's own (graphs,
+//! transactions, readiness, runs, the project's files); the runtime's HTTP
+//! guard, the Agent panel and the MCP servers add their groups in
+//! `somite-api`, which composes the wire code from all of them.
+//!
+//! A disk failure is reported through [`SomiteError::io`] wherever it
+//! happens, so the same failure always carries the same code and recovery.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Stable machine-readable failure codes. The wire form is the snake_case name.
+/// Stable machine-readable failure codes of the domain. The wire form is
+/// the snake_case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+// Named apart from the wire code that composes it (`somite_api::ErrorCode`).
+#[cfg_attr(feature = "schemars", schemars(rename = "DomainCode"))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     StaleRevision,
@@ -47,36 +57,52 @@ pub enum ErrorCode {
     /// Another Somite process (a running `somite serve`, or a CLI command
     /// that is writing) holds the project; one writer per project.
     ProjectInUse,
-    CapabilityRequired,
-    ForbiddenHost,
-    ForbiddenOrigin,
     InvalidRequest,
     PayloadTooLarge,
-    /// An HTTP request target longer than the runtime accepts.
-    UriTooLong,
-    /// An HTTP request head with too many or too large header fields.
-    HeadersTooLarge,
-    /// An HTTP request body that did not arrive in time.
-    RequestTimeout,
     ToolchainMissing,
     NotFound,
-    /// An Agent panel call needs a connected agent and there is none.
-    AgentNotConnected,
-    /// Connecting while an agent is connected; disconnect it first.
-    AgentAlreadyConnected,
-    /// The agent is still starting its session.
-    AgentNotReady,
-    /// The agent is still working on the previous message.
-    AgentBusy,
-    /// The chosen launcher or custom command cannot be started.
-    AgentCommandRejected,
-    /// The agent itself answered a request with an error.
-    AgentError,
     #[serde(rename = "io_error")]
     Io,
 }
 
 impl ErrorCode {
+    /// Every code, for exhaustive tests of the wire names.
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::StaleRevision,
+        ErrorCode::IdempotencyConflict,
+        ErrorCode::InvalidTransaction,
+        ErrorCode::TooManyOperations,
+        ErrorCode::UnknownOperator,
+        ErrorCode::UnknownNode,
+        ErrorCode::UnknownPort,
+        ErrorCode::UnknownParam,
+        ErrorCode::UnknownEdge,
+        ErrorCode::UnknownNote,
+        ErrorCode::InvalidParamType,
+        ErrorCode::ParamOutOfRange,
+        ErrorCode::MissingParam,
+        ErrorCode::DuplicateId,
+        ErrorCode::IncompatiblePorts,
+        ErrorCode::PortAlreadyConnected,
+        ErrorCode::Cycle,
+        ErrorCode::InvalidDocument,
+        ErrorCode::InvalidContract,
+        ErrorCode::InvalidQuery,
+        ErrorCode::InvalidCursor,
+        ErrorCode::WorkflowNotReady,
+        ErrorCode::RepresentativeFixtureUnsupported,
+        ErrorCode::RunFailed,
+        ErrorCode::RunLost,
+        ErrorCode::EvidenceTampered,
+        ErrorCode::InputOriginRecoveryRequired,
+        ErrorCode::ProjectInUse,
+        ErrorCode::InvalidRequest,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::ToolchainMissing,
+        ErrorCode::NotFound,
+        ErrorCode::Io,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::StaleRevision => "stale_revision",
@@ -107,22 +133,10 @@ impl ErrorCode {
             ErrorCode::EvidenceTampered => "evidence_tampered",
             ErrorCode::InputOriginRecoveryRequired => "input_origin_recovery_required",
             ErrorCode::ProjectInUse => "project_in_use",
-            ErrorCode::CapabilityRequired => "capability_required",
-            ErrorCode::ForbiddenHost => "forbidden_host",
-            ErrorCode::ForbiddenOrigin => "forbidden_origin",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::PayloadTooLarge => "payload_too_large",
-            ErrorCode::UriTooLong => "uri_too_long",
-            ErrorCode::HeadersTooLarge => "headers_too_large",
-            ErrorCode::RequestTimeout => "request_timeout",
             ErrorCode::ToolchainMissing => "toolchain_missing",
             ErrorCode::NotFound => "not_found",
-            ErrorCode::AgentNotConnected => "agent_not_connected",
-            ErrorCode::AgentAlreadyConnected => "agent_already_connected",
-            ErrorCode::AgentNotReady => "agent_not_ready",
-            ErrorCode::AgentBusy => "agent_busy",
-            ErrorCode::AgentCommandRejected => "agent_command_rejected",
-            ErrorCode::AgentError => "agent_error",
             ErrorCode::Io => "io_error",
         }
     }
@@ -171,12 +185,26 @@ impl SomiteError {
         self
     }
 
+    /// The one report of a failed file system call on `path`: the same disk
+    /// failure has the same code and recovery from every module.
+    pub fn io(path: &std::path::Path, error: &std::io::Error) -> Self {
+        SomiteError::new(
+            ErrorCode::Io,
+            format!("{}: {error}", path.display()),
+            IO_RECOVERY,
+        )
+    }
+
     /// Names the transaction operation that failed, as `details.operation_index`.
     pub fn at_operation(self, index: usize) -> Self {
         let message = format!("operation {index}: {}", self.message);
         SomiteError { message, ..self }.with_detail("operation_index", index)
     }
 }
+
+/// What to do about a failed file system call.
+pub const IO_RECOVERY: &str =
+    "check the project folder's permissions and free disk space, then retry";
 
 pub type Result<T, E = SomiteError> = std::result::Result<T, E>;
 
@@ -186,21 +214,7 @@ mod tests {
 
     #[test]
     fn wire_names_match_as_str() {
-        let codes = [
-            ErrorCode::StaleRevision,
-            ErrorCode::InputOriginRecoveryRequired,
-            ErrorCode::ProjectInUse,
-            ErrorCode::CapabilityRequired,
-            ErrorCode::PayloadTooLarge,
-            ErrorCode::UriTooLong,
-            ErrorCode::HeadersTooLarge,
-            ErrorCode::RequestTimeout,
-            ErrorCode::RepresentativeFixtureUnsupported,
-            ErrorCode::RunLost,
-            ErrorCode::EvidenceTampered,
-            ErrorCode::Io,
-        ];
-        for code in codes {
+        for &code in ErrorCode::ALL {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),
                 code.as_str(),

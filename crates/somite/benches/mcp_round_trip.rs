@@ -77,7 +77,7 @@ async fn connect(url: &str, capability: &str) -> RunningService<RoleClient, ()> 
         .args(["mcp", "somite", "--server-url", url])
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
-        .env("SOMITE_MCP_CAPABILITY", capability);
+        .env(somite_api::EnvVars::SOMITE_MCP_CAPABILITY, capability);
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
@@ -90,9 +90,11 @@ async fn connect(url: &str, capability: &str) -> RunningService<RoleClient, ()> 
 /// One `somite.workflow.get`; returns the node count of the answer.
 async fn workflow_get(client: &RunningService<RoleClient, ()>) -> usize {
     let result = client
-        .call_tool(CallToolRequestParams::new("somite.workflow.get"))
+        .call_tool(CallToolRequestParams::new(
+            somite_api::tools::somite::WORKFLOW_GET,
+        ))
         .await
-        .expect("somite.workflow.get");
+        .expect(somite_api::tools::somite::WORKFLOW_GET);
     assert_ne!(result.is_error, Some(true), "{result:?}");
     let content: Value = result.structured_content.expect("structured content");
     content["document"]["nodes"].as_array().map_or(0, Vec::len)

@@ -320,7 +320,11 @@ pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
             output,
         } => {
             let result = somite_project::durable::read_capped(&document, MAX_DOCUMENT_BYTES)
-                .map_err(|e| document_error(&e))
+                .map_err(|e| SomiteError {
+                    // The code is the library's; the recovery is this command's.
+                    recovery: "pass a readable .somite.json file of at most 64 MiB".into(),
+                    ..SomiteError::from(e)
+                })
                 .and_then(|bytes| {
                     let mut project = open(&dir)?;
                     let base = project.state_revision().clone();
@@ -408,21 +412,6 @@ fn read_transaction(path: &std::path::Path) -> Result<GraphTransaction, SomiteEr
         ));
     }
     GraphTransaction::from_json(&bytes)
-}
-
-fn document_error(e: &somite_project::durable::DurableError) -> SomiteError {
-    use somite_project::durable::DurableError;
-    use somite_workflow::ErrorCode;
-    let code = match e {
-        DurableError::TooLarge { .. } => ErrorCode::PayloadTooLarge,
-        DurableError::NotFound { .. } => ErrorCode::NotFound,
-        _ => ErrorCode::Io,
-    };
-    SomiteError::new(
-        code,
-        e.to_string(),
-        "pass a readable .somite.json file of at most 64 MiB",
-    )
 }
 
 pub fn assess(args: AssessArgs) -> anyhow::Result<ExitCode> {

@@ -9,7 +9,8 @@
 use crate::failure::Failure;
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use somite_mcp::docs::fetch::{FETCH_ENV, Upstream, fetch_manual};
+use somite_api::EnvVars;
+use somite_mcp::docs::fetch::{Upstream, fetch_manual};
 use somite_mcp::docs::tools::{self, DocsReadArgs, DocsSearchArgs};
 use somite_mcp::docs::{
     DocsCache, ImportReport, Manual, ManualSpec, NEXTFLOW_MANUAL, PIXI_MANUAL, configured_source,
@@ -213,7 +214,10 @@ pub fn run(args: DocsArgs) -> anyhow::Result<ExitCode> {
         DocsAction::Fetch { manual } => {
             let spec = manual.spec();
             let upstream = Upstream::from_env().with_context(|| {
-                format!("fetching is off ({FETCH_ENV}=off): import a local checkout instead")
+                format!(
+                    "fetching is off ({}=off): import a local checkout instead",
+                    EnvVars::SOMITE_MCP_DOCS_FETCH
+                )
             })?;
             let cache = DocsCache::from_env()?;
             let runtime = tokio::runtime::Builder::new_current_thread()

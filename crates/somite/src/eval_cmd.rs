@@ -44,7 +44,7 @@ struct RunArgs {
     )]
     words: Vec<String>,
     /// The agent when the positional form leaves it out (default: Codex ACP).
-    #[arg(long, env = "SOMITE_EVAL_AGENT")]
+    #[arg(long, env = somite_api::EnvVars::SOMITE_EVAL_AGENT)]
     agent: Option<String>,
     /// Where `.somite/mcp-agent-evals/` is written (default: the current folder).
     #[arg(long, default_value = ".")]

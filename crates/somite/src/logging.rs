@@ -28,9 +28,9 @@ use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::fmt::format::{self, Writer};
 
 /// The log filter Somite reads first.
-pub const LOG_ENV: &str = "SOMITE_LOG";
+const LOG_ENV: &str = somite_api::EnvVars::SOMITE_LOG;
 /// The conventional filter variable, read when [`LOG_ENV`] is unset.
-pub const RUST_LOG_ENV: &str = "RUST_LOG";
+const RUST_LOG_ENV: &str = somite_api::EnvVars::RUST_LOG;
 /// `info` for Somite's crates, `warn` for everything else. A target
 /// directive matches every target it prefixes, so `somite` covers
 /// `somite_server`, `somite_acp` and the rest.
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn secrets_in_fields_messages_and_the_environment_are_masked() {
-        let env = env(&[("SOMITE_MCP_CAPABILITY", CAPABILITY)]);
+        let env = env(&[(somite_api::EnvVars::SOMITE_MCP_CAPABILITY, CAPABILITY)]);
         let text = logged(&env, || {
             tracing::warn!(
                 capability = CAPABILITY,

@@ -62,11 +62,11 @@ pub fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     crate::logging::init();
     match args.server {
         McpServer::Somite { server_url } => {
-            let capability = std::env::var(somite_proxy::CAPABILITY_ENV).ok();
+            let capability = std::env::var(somite_api::EnvVars::SOMITE_MCP_CAPABILITY).ok();
             if capability.is_none() {
                 tracing::warn!(
                     "{} is not set: the runtime will refuse every call",
-                    somite_proxy::CAPABILITY_ENV
+                    somite_api::EnvVars::SOMITE_MCP_CAPABILITY
                 );
             }
             let server = somite_proxy::SomiteServer::new(&server_url, capability)

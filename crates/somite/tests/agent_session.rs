@@ -194,13 +194,18 @@ fn capability_of_somite_mcp_child(url: &str) -> String {
         .find_map(|entry| {
             std::str::from_utf8(entry)
                 .ok()?
-                .strip_prefix("SOMITE_MCP_CAPABILITY=")
+                .strip_prefix(somite_api::EnvVars::SOMITE_MCP_CAPABILITY)?
+                .strip_prefix('=')
                 .map(str::to_owned)
         })
         .expect("the Somite MCP server has its capability in its environment")
 }
 
-fn events_of<'a>(events: &'a [Value], kind: &str, kind_type: &str) -> Vec<&'a Value> {
+fn events_of<'a>(
+    events: &'a [Value],
+    kind: somite_api::FeedKind,
+    kind_type: &str,
+) -> Vec<&'a Value> {
     events
         .iter()
         .filter(|e| e["kind"] == kind && (kind_type.is_empty() || e["data"]["type"] == kind_type))
@@ -298,16 +303,16 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
     let base = before["state_revision"].as_str().unwrap().to_owned();
     let plan = json!([
         {"say": "Looking at the canvas."},
-        {"call": {"server": "somite", "tool": "somite.workflow.get"}},
-        {"call": {"server": "pixi", "tool": "pixi_runtime_info"}},
-        {"call": {"server": "nextflow", "tool": "nextflow_runtime_info"}},
-        {"call": {"server": "somite", "tool": "somite.graph.apply_transaction", "arguments": {
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::WORKFLOW_GET}},
+        {"call": {"server": "pixi", "tool": somite_api::tools::pixi::RUNTIME_INFO}},
+        {"call": {"server": "nextflow", "tool": somite_api::tools::nextflow::RUNTIME_INFO}},
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::GRAPH_APPLY_TRANSACTION, "arguments": {
             "base_state_revision": base, "idempotency_key": "agent-e2e-0001",
             "summary": "Add a second QC step",
             "operations": [{"op": "add_operator", "node_id": "agent_qc", "operator_id": "qc.fastp",
                             "params": {"threads": 2}, "x": 900, "y": 300}]}}},
-        {"call": {"server": "somite", "tool": "somite.readiness.get"}},
-        {"call": {"server": "nextflow", "tool": "nextflow_run", "permission": true, "id": "run-1",
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::READINESS_GET}},
+        {"call": {"server": "nextflow", "tool": somite_api::tools::nextflow::RUN, "permission": true, "id": "run-1",
                   "arguments": {"mode": "full"}}},
         {"say": "Done. api_key=sk-live-1234567890abcdef"}
     ]);
@@ -351,19 +356,19 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
 
     let events = api
         .feed_until("the end of the turn", |events| {
-            !events_of(events, "agent", "turn_ended").is_empty()
+            !events_of(events, somite_api::FeedKind::Agent, "turn_ended").is_empty()
         })
         .await;
 
     // The user's words enter the feed first and unchanged; no contract.
-    let user = events_of(&events, "agent", "user_message");
+    let user = events_of(&events, somite_api::FeedKind::Agent, "user_message");
     assert_eq!(user.len(), 1);
     let shown = message.replace("sk-live-1234567890abcdef", "[redacted]");
     assert_eq!(user[0]["data"]["text"], shown, "the user's words, redacted");
     let first_agent_event = events
         .iter()
         .position(|e| {
-            e["kind"] == "agent"
+            e["kind"] == somite_api::FeedKind::Agent
                 && e["data"]["type"] != "ready"
                 && e["data"]["type"] != "config_options"
         })
@@ -372,7 +377,7 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
 
     // The tools were called in order, each through the real server.
     let mut called: Vec<String> = Vec::new();
-    for event in events_of(&events, "agent", "tool_call") {
+    for event in events_of(&events, somite_api::FeedKind::Agent, "tool_call") {
         let title = event["data"]["tool_call"]["title"]
             .as_str()
             .unwrap_or("")
@@ -382,12 +387,12 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
         }
     }
     let order = [
-        "somite.workflow.get",
-        "pixi_runtime_info",
-        "nextflow_runtime_info",
-        "somite.graph.apply_transaction",
-        "somite.readiness.get",
-        "nextflow_run",
+        somite_api::tools::somite::WORKFLOW_GET,
+        somite_api::tools::pixi::RUNTIME_INFO,
+        somite_api::tools::nextflow::RUNTIME_INFO,
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION,
+        somite_api::tools::somite::READINESS_GET,
+        somite_api::tools::nextflow::RUN,
     ];
     let positions: Vec<usize> = order
         .iter()
@@ -401,7 +406,7 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "{called:?}");
 
     // The agent's edit is on the canvas and in the feed, attributed to it.
-    let transactions = events_of(&events, "transaction", "");
+    let transactions = events_of(&events, somite_api::FeedKind::Transaction, "");
     assert_eq!(transactions.len(), 1, "{transactions:#?}");
     assert_eq!(transactions[0]["data"]["source"]["kind"], "agent");
     let after = api.get("/api/workflow").await;
@@ -416,7 +421,7 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
     assert!(after["feed_cursor"].as_u64().unwrap() >= transactions[0]["cursor"].as_u64().unwrap());
 
     // The permission was the user's, and the rejected tool did not run.
-    let resolved = events_of(&events, "agent", "permission_resolved");
+    let resolved = events_of(&events, somite_api::FeedKind::Agent, "permission_resolved");
     assert_eq!(resolved.len(), 1);
     assert_eq!(resolved[0]["data"]["tool_call_id"], "run-1");
     assert_eq!(resolved[0]["data"]["resolution"]["by"], "user");
@@ -559,7 +564,7 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
     api.session_until("ready", |v| v["state"] == "ready").await;
     let base = api.get("/api/workflow").await["state_revision"].clone();
     let plan = json!([
-        {"call": {"server": "somite", "tool": "somite.graph.apply_transaction", "arguments": {
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::GRAPH_APPLY_TRANSACTION, "arguments": {
             "base_state_revision": base, "idempotency_key": "agent-crash-0001", "summary": "Rename",
             "operations": [{"op": "set_title", "title": "Renamed by the agent"}]}}},
         {"crash": 3}
@@ -574,7 +579,7 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
         .await;
     assert_eq!(ended["ended"]["kind"], "agent_exited", "{ended}");
     let events = api.feed().await;
-    let turn = events_of(&events, "agent", "turn_ended");
+    let turn = events_of(&events, somite_api::FeedKind::Agent, "turn_ended");
     assert_eq!(turn.len(), 1);
     assert_eq!(turn[0]["data"]["outcome"]["kind"], "interrupted");
     let workflow = api.get("/api/workflow").await;
@@ -604,8 +609,8 @@ async fn attach_through_a_compile(api: &Api) -> (PathBuf, PathBuf) {
     let cwd = PathBuf::from(ready["session"]["workspace"].as_str().unwrap());
     let root = cwd.parent().unwrap().to_owned();
     let plan = json!([
-        {"call": {"server": "somite", "tool": "somite.workflow.compile", "id": "compile-1"}},
-        {"call": {"server": "pixi", "tool": "pixi_inspect", "id": "inspect-1", "arguments": {"action": "manifest"}}}
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::WORKFLOW_COMPILE, "id": "compile-1"}},
+        {"call": {"server": "pixi", "tool": somite_api::tools::pixi::INSPECT, "id": "inspect-1", "arguments": {"action": "manifest"}}}
     ]);
     api.ok(
         "/api/agent/prompt",
@@ -614,13 +619,13 @@ async fn attach_through_a_compile(api: &Api) -> (PathBuf, PathBuf) {
     .await;
     let events = api
         .feed_until("the end of the turn", |events| {
-            !events_of(events, "agent", "turn_ended").is_empty()
+            !events_of(events, somite_api::FeedKind::Agent, "turn_ended").is_empty()
         })
         .await;
-    let compiled = events_of(&events, "compile", "");
+    let compiled = events_of(&events, somite_api::FeedKind::Compile, "");
     assert_eq!(compiled.len(), 1, "{events:#?}");
     assert_eq!(compiled[0]["data"]["source"]["kind"], "agent");
-    let result = events_of(&events, "agent", "tool_call")
+    let result = events_of(&events, somite_api::FeedKind::Agent, "tool_call")
         .into_iter()
         .rev()
         .find(|e| e["data"]["tool_call"]["tool_call_id"] == "compile-1")
@@ -776,10 +781,10 @@ async fn stop_cancels_the_running_turn_and_the_session_goes_on() {
     api.ok("/api/agent/cancel", json!({})).await;
     let events = api
         .feed_until("the cancelled turn", |events| {
-            !events_of(events, "agent", "turn_ended").is_empty()
+            !events_of(events, somite_api::FeedKind::Agent, "turn_ended").is_empty()
         })
         .await;
-    let ended = events_of(&events, "agent", "turn_ended");
+    let ended = events_of(&events, somite_api::FeedKind::Agent, "turn_ended");
     assert_eq!(ended[0]["data"]["outcome"]["kind"], "cancelled");
     let view = api
         .session_until("ready again", |v| v["state"] == "ready")
@@ -788,7 +793,7 @@ async fn stop_cancels_the_running_turn_and_the_session_goes_on() {
     api.ok("/api/agent/prompt", json!({"text": "still there?"}))
         .await;
     api.feed_until("a second turn", |events| {
-        events_of(events, "agent", "turn_ended").len() == 2
+        events_of(events, somite_api::FeedKind::Agent, "turn_ended").len() == 2
     })
     .await;
     api.ok("/api/agent/disconnect", json!({})).await;

@@ -208,9 +208,9 @@ fn readiness_notes_a_missing_pixi_only_and_honours_somite_pixi() {
             .args(["assess", "--json", "--project"])
             .arg(dir.path())
             .env("PATH", "/nonexistent")
-            .env_remove("SOMITE_PIXI");
+            .env_remove(somite_api::EnvVars::SOMITE_PIXI);
         if let Some(pixi) = pixi {
-            command.env("SOMITE_PIXI", pixi);
+            command.env(somite_api::EnvVars::SOMITE_PIXI, pixi);
         }
         command.output().unwrap()
     };
@@ -235,12 +235,10 @@ fn readiness_notes_a_missing_pixi_only_and_honours_somite_pixi() {
     assert_eq!(invalid.status.code(), Some(1));
     let error = json_of(&invalid);
     assert_eq!(error["code"], "invalid_request");
-    assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("SOMITE_PIXI=\"pixi\" is invalid")
-    );
+    assert!(error["message"].as_str().unwrap().contains(&format!(
+        "{}=\"pixi\" is invalid",
+        somite_api::EnvVars::SOMITE_PIXI
+    )));
 }
 
 #[test]

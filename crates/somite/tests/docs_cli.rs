@@ -18,7 +18,7 @@ fn somite(cache: &Path, args: &[&str]) -> Output {
         .args(args)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
-        .env("SOMITE_MCP_DOCS_CACHE_DIR", cache)
+        .env(somite_api::EnvVars::SOMITE_MCP_DOCS_CACHE_DIR, cache)
         .output()
         .expect("run somite")
 }
@@ -101,8 +101,11 @@ fn the_source_variable_imports_on_first_use() {
     let output = Command::new(env!("CARGO_BIN_EXE_somite"))
         .args(["docs", "search", "pixi", "lock", "file"])
         .env_clear()
-        .env("SOMITE_MCP_DOCS_CACHE_DIR", cache.path())
-        .env("SOMITE_MCP_DOCS_SOURCE_PIXI", upstream("pixi-v0.77.0"))
+        .env(somite_api::EnvVars::SOMITE_MCP_DOCS_CACHE_DIR, cache.path())
+        .env(
+            somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_PIXI,
+            upstream("pixi-v0.77.0"),
+        )
         .output()
         .expect("run somite");
     let found = stdout(&output);

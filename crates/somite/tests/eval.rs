@@ -92,10 +92,12 @@ fn eval_as(
     command.args(["eval", "run"]);
     match form {
         AgentForm::Positional => {
-            command.arg(&agent).env_remove("SOMITE_EVAL_AGENT");
+            command
+                .arg(&agent)
+                .env_remove(somite_api::EnvVars::SOMITE_EVAL_AGENT);
         }
         AgentForm::Environment => {
-            command.env("SOMITE_EVAL_AGENT", &agent);
+            command.env(somite_api::EnvVars::SOMITE_EVAL_AGENT, &agent);
         }
     }
     command
@@ -103,11 +105,14 @@ fn eval_as(
         .arg("--output-root")
         .arg(root.path())
         .env("PATH", "/usr/bin:/bin")
-        .env_remove("SOMITE_PIXI");
+        .env_remove(somite_api::EnvVars::SOMITE_PIXI);
     if pixi {
         command.env(
-            "SOMITE_PIXI",
-            standin_pixi(root.path(), "SOMITE_STANDIN_STEP_MS=300"),
+            somite_api::EnvVars::SOMITE_PIXI,
+            standin_pixi(
+                root.path(),
+                &format!("{}=300", somite_api::EnvVars::SOMITE_STANDIN_STEP_MS),
+            ),
         );
     }
     Eval {
@@ -180,7 +185,7 @@ fn baseline_scores_a_good_plan_fully_and_a_careless_one_on_every_check() {
     assert!(
         std::fs::read_to_string(dir.join("prompt.txt"))
             .unwrap()
-            .contains("somite.graph.apply_transaction")
+            .contains(somite_api::tools::somite::GRAPH_APPLY_TRANSACTION)
     );
     let config: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
@@ -191,7 +196,10 @@ fn baseline_scores_a_good_plan_fully_and_a_careless_one_on_every_check() {
     );
     let harness: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("harness.json")).unwrap()).unwrap();
-    assert_eq!(harness["toolchain"]["source"], "SOMITE_PIXI");
+    assert_eq!(
+        harness["toolchain"]["source"],
+        somite_api::EnvVars::SOMITE_PIXI
+    );
     assert_eq!(harness["turn_outcome"], json!({"kind": "end_turn"}));
     let recorded = std::fs::read(dir.join("score.json")).unwrap();
     let rescore = Command::new(env!("CARGO_BIN_EXE_somite"))
@@ -443,7 +451,7 @@ fn a_turn_past_its_deadline_is_cancelled_and_the_score_says_what_is_missing() {
         .args(["-", "-", "0", "invalid", "--json", "--timeout-s", "2"])
         .arg("--output-root")
         .arg(root.path())
-        .env_remove("SOMITE_PIXI")
+        .env_remove(somite_api::EnvVars::SOMITE_PIXI)
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));

@@ -54,7 +54,10 @@ async fn the_official_python_sdk_lists_calls_and_validates_every_tool() {
         .arg(server.url())
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
-        .env("SOMITE_MCP_CAPABILITY", capability.expose())
+        .env(
+            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
+            capability.expose(),
+        )
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .output();
@@ -88,10 +91,7 @@ async fn the_official_python_sdk_lists_calls_and_validates_every_tool() {
         .collect();
     assert_eq!(
         tools,
-        somite_server::agent::SOMITE_MCP_TOOLS
-            .iter()
-            .copied()
-            .collect(),
+        somite_api::tools::somite::ALL.iter().copied().collect(),
         "{summary}"
     );
     assert_eq!(summary["schemas_checked"], 2 * tools.len(), "{summary}");

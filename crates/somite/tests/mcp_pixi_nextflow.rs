@@ -120,8 +120,8 @@ impl<'a> Launch<'a> {
             .env_clear()
             .env("PATH", &self.path)
             .env("HOME", root.path())
-            .env("SOMITE_MCP_DOCS_CACHE_DIR", cache.path())
-            .env("SOMITE_LOG", "warn")
+            .env(somite_api::EnvVars::SOMITE_MCP_DOCS_CACHE_DIR, cache.path())
+            .env(somite_api::EnvVars::SOMITE_LOG, "warn")
             .envs(
                 self.extra_env
                     .iter()
@@ -190,7 +190,7 @@ fn assert_closed_and_annotated(tools: &[Tool], expected: &[&str]) {
             .unwrap_or_else(|| panic!("{} has an output schema", tool.name));
         assert_eq!(output.get("type"), Some(&json!("object")), "{}", tool.name);
         assert!(
-            output["$defs"].get("ToolError").is_some(),
+            output["$defs"].get("Error").is_some(),
             "{} output schema covers the failure envelope",
             tool.name
         );
@@ -220,23 +220,23 @@ async fn pixi_tools_have_closed_schemas_output_schemas_and_annotations() {
     assert_closed_and_annotated(
         &tools,
         &[
-            "pixi_docs_search",
-            "pixi_docs_read",
-            "pixi_docs_list",
-            "pixi_runtime_info",
-            "pixi_inspect",
-            "pixi_package_search",
-            "pixi_dependency",
-            "pixi_lock",
-            "pixi_workspace",
-            "pixi_environment",
-            "pixi_task",
+            somite_api::tools::pixi::DOCS_SEARCH,
+            somite_api::tools::pixi::DOCS_READ,
+            somite_api::tools::pixi::DOCS_LIST,
+            somite_api::tools::pixi::RUNTIME_INFO,
+            somite_api::tools::pixi::INSPECT,
+            somite_api::tools::pixi::PACKAGE_SEARCH,
+            somite_api::tools::pixi::DEPENDENCY,
+            somite_api::tools::pixi::LOCK,
+            somite_api::tools::pixi::WORKSPACE,
+            somite_api::tools::pixi::ENVIRONMENT,
+            somite_api::tools::pixi::TASK,
         ],
     );
     let task = tools
         .iter()
-        .find(|tool| tool.name == "pixi_task")
-        .expect("pixi_task");
+        .find(|tool| tool.name == somite_api::tools::pixi::TASK)
+        .expect(somite_api::tools::pixi::TASK);
     let annotations = task.annotations.as_ref().expect("annotations");
     assert_eq!(
         annotations.read_only_hint,
@@ -253,18 +253,18 @@ async fn nextflow_tools_have_closed_schemas_output_schemas_and_annotations() {
     assert_closed_and_annotated(
         &tools,
         &[
-            "nextflow_docs_search",
-            "nextflow_docs_read",
-            "nextflow_docs_list",
-            "nextflow_runtime_info",
-            "nextflow_analyze",
-            "nextflow_run",
-            "nextflow_history",
+            somite_api::tools::nextflow::DOCS_SEARCH,
+            somite_api::tools::nextflow::DOCS_READ,
+            somite_api::tools::nextflow::DOCS_LIST,
+            somite_api::tools::nextflow::RUNTIME_INFO,
+            somite_api::tools::nextflow::ANALYZE,
+            somite_api::tools::nextflow::RUN,
+            somite_api::tools::nextflow::HISTORY,
         ],
     );
     let history = tools
         .iter()
-        .find(|tool| tool.name == "nextflow_history")
+        .find(|tool| tool.name == somite_api::tools::nextflow::HISTORY)
         .expect("history");
     assert_eq!(
         history.annotations.as_ref().and_then(|a| a.read_only_hint),
@@ -281,7 +281,10 @@ async fn an_unknown_argument_is_refused() {
     };
     let result = session
         .client
-        .call_tool(CallToolRequestParams::new("pixi_docs_search").with_arguments(arguments))
+        .call_tool(
+            CallToolRequestParams::new(somite_api::tools::pixi::DOCS_SEARCH)
+                .with_arguments(arguments),
+        )
         .await
         .expect("rmcp reports invalid arguments as a tool error");
     assert_eq!(result.is_error, Some(true));
@@ -321,7 +324,7 @@ async fn a_read_returns_the_page_as_markdown_in_slices() {
     let session = Launch::new("pixi").start().await;
     let page = session
         .ok(
-            "pixi_docs_read",
+            somite_api::tools::pixi::DOCS_READ,
             json!({ "path": "workspace/lock_file.md" }),
         )
         .await;
@@ -339,7 +342,7 @@ async fn a_read_returns_the_page_as_markdown_in_slices() {
 
     let first = session
         .ok(
-            "pixi_docs_read",
+            somite_api::tools::pixi::DOCS_READ,
             json!({ "path": "workspace/lock_file.md", "max_bytes": 1000 }),
         )
         .await;
@@ -347,14 +350,17 @@ async fn a_read_returns_the_page_as_markdown_in_slices() {
     assert!(next <= 1000);
     let second = session
         .ok(
-            "pixi_docs_read",
+            somite_api::tools::pixi::DOCS_READ,
             json!({ "path": "workspace/lock_file.md", "offset": next, "max_bytes": 1000 }),
         )
         .await;
     assert_eq!(second["offset"].as_u64(), Some(next));
 
     let missing = session
-        .error("pixi_docs_read", json!({ "path": "workspace/nope.md" }))
+        .error(
+            somite_api::tools::pixi::DOCS_READ,
+            json!({ "path": "workspace/nope.md" }),
+        )
         .await;
     assert_eq!(missing["code"], "not_found");
 }
@@ -380,7 +386,7 @@ async fn pixi_searches_rank_the_right_page_first() {
         ("task dependencies", "workspace/advanced_tasks.md"),
     ] {
         assert_eq!(
-            first_hit(&session, "pixi_docs_search", query).await,
+            first_hit(&session, somite_api::tools::pixi::DOCS_SEARCH, query).await,
             page,
             "{query}"
         );
@@ -397,7 +403,7 @@ async fn nextflow_searches_rank_the_right_page_first() {
         ("resume", "cache-and-resume.md"),
     ] {
         assert_eq!(
-            first_hit(&session, "nextflow_docs_search", query).await,
+            first_hit(&session, somite_api::tools::nextflow::DOCS_SEARCH, query).await,
             page,
             "{query}"
         );
@@ -414,7 +420,12 @@ async fn the_stateless_2026_07_28_protocol_is_served() {
         .await;
     assert_eq!(session.tools().await.len(), 7);
     assert_eq!(
-        first_hit(&session, "nextflow_docs_search", "channel factory").await,
+        first_hit(
+            &session,
+            somite_api::tools::nextflow::DOCS_SEARCH,
+            "channel factory"
+        )
+        .await,
         "reference/channel.md"
     );
 }
@@ -441,7 +452,9 @@ async fn paths_outside_the_workspace_root_are_rejected() {
         if let Some(script) = script {
             arguments["script"] = json!(script);
         }
-        let envelope = session.error("nextflow_run", arguments).await;
+        let envelope = session
+            .error(somite_api::tools::nextflow::RUN, arguments)
+            .await;
         assert_eq!(
             envelope["code"], "path_rejected",
             "{project} {script:?}: {envelope}"
@@ -453,7 +466,7 @@ async fn paths_outside_the_workspace_root_are_rejected() {
     for workspace in ["../", "/usr", "outside"] {
         let envelope = pixi
             .error(
-                "pixi_inspect",
+                somite_api::tools::pixi::INSPECT,
                 json!({ "action": "manifest", "workspace": workspace }),
             )
             .await;
@@ -472,7 +485,9 @@ async fn missing_binaries_are_toolchain_missing_while_docs_keep_working() {
         );
     }
     let pixi = Launch::new("pixi").start().await;
-    let envelope = pixi.error("pixi_runtime_info", json!({})).await;
+    let envelope = pixi
+        .error(somite_api::tools::pixi::RUNTIME_INFO, json!({}))
+        .await;
     assert_eq!(envelope["code"], "toolchain_missing");
     assert!(
         envelope["recovery"]
@@ -480,16 +495,23 @@ async fn missing_binaries_are_toolchain_missing_while_docs_keep_working() {
             .is_some_and(|r| r.contains("0.77")),
         "{envelope}"
     );
-    let envelope = pixi.error("pixi_lock", json!({ "action": "check" })).await;
+    let envelope = pixi
+        .error(somite_api::tools::pixi::LOCK, json!({ "action": "check" }))
+        .await;
     assert_eq!(envelope["code"], "toolchain_missing");
     assert!(
-        pixi.ok("pixi_docs_search", json!({ "query": "lock file" }))
-            .await["hits"][0]
+        pixi.ok(
+            somite_api::tools::pixi::DOCS_SEARCH,
+            json!({ "query": "lock file" })
+        )
+        .await["hits"][0]
             .is_object()
     );
 
     let nextflow = Launch::new("nextflow").start().await;
-    let envelope = nextflow.error("nextflow_runtime_info", json!({})).await;
+    let envelope = nextflow
+        .error(somite_api::tools::nextflow::RUNTIME_INFO, json!({}))
+        .await;
     assert_eq!(envelope["code"], "toolchain_missing");
     assert!(
         envelope["recovery"]
@@ -497,7 +519,12 @@ async fn missing_binaries_are_toolchain_missing_while_docs_keep_working() {
             .is_some_and(|r| r.contains("26.04")),
         "{envelope}"
     );
-    assert!(nextflow.ok("nextflow_docs_list", json!({})).await["pages"].is_array());
+    assert!(
+        nextflow
+            .ok(somite_api::tools::nextflow::DOCS_LIST, json!({}))
+            .await["pages"]
+            .is_array()
+    );
 }
 
 /// A directory holding a stand-in `pixi`: it answers `--version` with
@@ -537,7 +564,7 @@ async fn another_pixi_release_fails_closed_with_both_versions() {
         .start()
         .await;
     let envelope = session
-        .error("pixi_lock", json!({ "action": "check" }))
+        .error(somite_api::tools::pixi::LOCK, json!({ "action": "check" }))
         .await;
     assert_eq!(envelope["code"], "toolchain_version_mismatch");
     let message = envelope["message"].as_str().expect("message");
@@ -560,7 +587,9 @@ async fn the_proven_pixi_receives_fixed_argument_arrays_and_an_allowlisted_envir
     let executable = fake.path().join("pixi").display().to_string();
     let manifest = root.display().to_string();
 
-    let check = session.ok("pixi_lock", json!({ "action": "check" })).await;
+    let check = session
+        .ok(somite_api::tools::pixi::LOCK, json!({ "action": "check" }))
+        .await;
     assert_eq!(
         command_of(&check),
         [
@@ -588,7 +617,7 @@ async fn the_proven_pixi_receives_fixed_argument_arrays_and_an_allowlisted_envir
 
     let add = session
         .ok(
-            "pixi_dependency",
+            somite_api::tools::pixi::DEPENDENCY,
             json!({ "action": "add", "specs": ["samtools>=1.20"], "feature": "qc" }),
         )
         .await;
@@ -609,21 +638,24 @@ async fn the_proven_pixi_receives_fixed_argument_arrays_and_an_allowlisted_envir
 
     let option_injection = session
         .error(
-            "pixi_dependency",
+            somite_api::tools::pixi::DEPENDENCY,
             json!({ "action": "add", "specs": ["--tls-no-verify"] }),
         )
         .await;
     assert_eq!(option_injection["code"], "invalid_argument");
     let bad_name = session
         .error(
-            "pixi_inspect",
+            somite_api::tools::pixi::INSPECT,
             json!({ "action": "packages", "environment": "-e" }),
         )
         .await;
     assert_eq!(bad_name["code"], "invalid_argument");
 
     let run = session
-        .ok("pixi_task", json!({ "action": "run", "task": "hello" }))
+        .ok(
+            somite_api::tools::pixi::TASK,
+            json!({ "action": "run", "task": "hello" }),
+        )
         .await;
     assert_eq!(
         command_of(&run)[4..],
@@ -636,7 +668,10 @@ async fn the_proven_pixi_receives_fixed_argument_arrays_and_an_allowlisted_envir
         ]
     );
     let undefined = session
-        .error("pixi_task", json!({ "action": "run", "task": "rm" }))
+        .error(
+            somite_api::tools::pixi::TASK,
+            json!({ "action": "run", "task": "rm" }),
+        )
         .await;
     assert_eq!(undefined["code"], "not_found");
 }
@@ -659,7 +694,7 @@ async fn cancelling_a_call_kills_the_tool_process() {
         .path(format!("{}:{SYSTEM_PATH}", dir.path().display()))
         .start()
         .await;
-    let call = session.call("pixi_lock", json!({ "action": "lock" }));
+    let call = session.call(somite_api::tools::pixi::LOCK, json!({ "action": "lock" }));
     // Dropping the call's future sends notifications/cancelled.
     let abandoned = tokio::time::timeout(Duration::from_secs(3), call).await;
     assert!(abandoned.is_err(), "the tool was still running");
@@ -693,7 +728,9 @@ async fn real_pixi_is_exercised_when_installed() {
         pixi.parent().expect("bin dir").display()
     );
     let session = Launch::new("pixi").path(path).start().await;
-    let info = session.ok("pixi_runtime_info", json!({})).await;
+    let info = session
+        .ok(somite_api::tools::pixi::RUNTIME_INFO, json!({}))
+        .await;
     assert!(
         info["version"]
             .as_str()
@@ -705,10 +742,15 @@ async fn real_pixi_is_exercised_when_installed() {
         "[workspace]\nname = \"probe\"\nchannels = [\"conda-forge\"]\nplatforms = [\"linux-64\"]\n\n[tasks]\nhello = \"echo hello\"\n",
     )
     .expect("manifest");
-    let tasks = session.ok("pixi_task", json!({ "action": "list" })).await;
+    let tasks = session
+        .ok(somite_api::tools::pixi::TASK, json!({ "action": "list" }))
+        .await;
     assert_eq!(tasks["ok"], true, "{tasks}");
     let manifest = session
-        .ok("pixi_inspect", json!({ "action": "manifest" }))
+        .ok(
+            somite_api::tools::pixi::INSPECT,
+            json!({ "action": "manifest" }),
+        )
         .await;
     assert_eq!(manifest["ok"], true, "{manifest}");
 }
@@ -728,7 +770,9 @@ async fn real_nextflow_is_exercised_when_installed() {
         .env("JAVA_HOME", std::env::var("JAVA_HOME").unwrap_or_default())
         .start()
         .await;
-    let info = session.ok("nextflow_runtime_info", json!({})).await;
+    let info = session
+        .ok(somite_api::tools::nextflow::RUNTIME_INFO, json!({}))
+        .await;
     assert!(
         info["version"]
             .as_str()
@@ -741,11 +785,17 @@ async fn real_nextflow_is_exercised_when_installed() {
     )
     .expect("script");
     let lint = session
-        .ok("nextflow_analyze", json!({ "action": "lint" }))
+        .ok(
+            somite_api::tools::nextflow::ANALYZE,
+            json!({ "action": "lint" }),
+        )
         .await;
     assert_eq!(lint["ok"], true, "{lint}");
     let preview = session
-        .ok("nextflow_run", json!({ "mode": "preview" }))
+        .ok(
+            somite_api::tools::nextflow::RUN,
+            json!({ "mode": "preview" }),
+        )
         .await;
     assert_eq!(preview["ok"], true, "{preview}");
 }
@@ -775,7 +825,9 @@ async fn hard_links_and_links_the_tools_would_use_are_rejected() {
         if let Some(script) = script {
             arguments["script"] = json!(script);
         }
-        let envelope = nextflow.error("nextflow_run", arguments).await;
+        let envelope = nextflow
+            .error(somite_api::tools::nextflow::RUN, arguments)
+            .await;
         assert_eq!(
             envelope["code"], "path_rejected",
             "{project} {script:?}: {envelope}"
@@ -789,7 +841,7 @@ async fn hard_links_and_links_the_tools_would_use_are_rejected() {
     for workspace in [".", "pixi.toml"] {
         let envelope = pixi
             .error(
-                "pixi_dependency",
+                somite_api::tools::pixi::DEPENDENCY,
                 json!({ "action": "add", "specs": ["samtools"], "workspace": workspace }),
             )
             .await;
@@ -840,7 +892,9 @@ async fn an_export_lands_in_its_output_directory_and_never_through_a_swapped_lin
     let root = session.root.path().to_path_buf();
     let export = json!({ "action": "export_conda_explicit_spec", "output_dir": "out/envs" });
 
-    let exported = session.ok("pixi_workspace", export.clone()).await;
+    let exported = session
+        .ok(somite_api::tools::pixi::WORKSPACE, export.clone())
+        .await;
     assert_eq!(exported["ok"], true, "{exported}");
     assert_eq!(
         exported["parsed"],
@@ -880,7 +934,9 @@ async fn an_export_lands_in_its_output_directory_and_never_through_a_swapped_lin
     let mut outcomes = BTreeSet::new();
     let mut escapes = Vec::new();
     for call in 0..200 {
-        let result = session.call("pixi_workspace", export.clone()).await;
+        let result = session
+            .call(somite_api::tools::pixi::WORKSPACE, export.clone())
+            .await;
         let content = result.structured_content.expect("structured content");
         outcomes.insert(if result.is_error == Some(true) {
             content["code"].as_str().unwrap_or_default().to_owned()

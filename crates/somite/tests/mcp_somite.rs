@@ -31,7 +31,7 @@ use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the
 /// server must advertise exactly these tools.
-const TOOLS: &[&str] = somite_server::agent::SOMITE_MCP_TOOLS;
+const TOOLS: &[&str] = somite_api::tools::somite::ALL;
 
 struct Fixture {
     server: somite_server::RunningServer,
@@ -71,7 +71,7 @@ async fn connect_with<H: ClientHandler>(
         .env_clear()
         .env("PATH", "/usr/bin:/bin");
     if let Some(capability) = capability {
-        command.env("SOMITE_MCP_CAPABILITY", capability);
+        command.env(somite_api::EnvVars::SOMITE_MCP_CAPABILITY, capability);
     }
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
@@ -140,7 +140,7 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             );
             let output = tool.output_schema.as_ref().expect("output schema");
             assert_eq!(output["type"], "object");
-            assert!(output["$defs"].get("Failure").is_some(), "{}", tool.name);
+            assert!(output["$defs"].get("Error").is_some(), "{}", tool.name);
             // The hints follow from what each tool's work does, declared
             // once beside the tools: compiling runs `pixi lock` and a launch
             // runs Pixi and Nextflow, which reach package channels.
@@ -167,9 +167,9 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             assert_eq!(annotations.idempotent_hint, Some(effects.idempotent));
         }
         for runs_pixi in [
-            "somite.workflow.compile",
-            "somite.run.start",
-            "somite.validation.start",
+            somite_api::tools::somite::WORKFLOW_COMPILE,
+            somite_api::tools::somite::RUN_START,
+            somite_api::tools::somite::VALIDATION_START,
         ] {
             let tool = tools.iter().find(|t| t.name == runs_pixi).unwrap();
             assert_eq!(
@@ -191,14 +191,14 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
     assert!(
         info.instructions
             .as_deref()
-            .is_some_and(|i| i.contains("somite.workflow.get"))
+            .is_some_and(|i| i.contains(somite_api::tools::somite::WORKFLOW_GET))
     );
 
-    let workflow = ok(&client, "somite.workflow.get", json!({})).await;
+    let workflow = ok(&client, somite_api::tools::somite::WORKFLOW_GET, json!({})).await;
     let base = workflow["state_revision"].as_str().unwrap().to_owned();
     let page = ok(
         &client,
-        "somite.catalog.search",
+        somite_api::tools::somite::CATALOG_SEARCH,
         json!({"query": "paired reads", "limit": 3}),
     )
     .await;
@@ -219,13 +219,23 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "qc", "to_port": "r2"}
         ]
     });
-    let applied = ok(&client, "somite.graph.apply_transaction", edit.clone()).await;
+    let applied = ok(
+        &client,
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION,
+        edit.clone(),
+    )
+    .await;
     assert_eq!(applied["replayed"], false);
     assert_eq!(applied["document"]["edges"].as_array().unwrap().len(), 2);
-    let replay = ok(&client, "somite.graph.apply_transaction", edit.clone()).await;
+    let replay = ok(
+        &client,
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION,
+        edit.clone(),
+    )
+    .await;
     assert_eq!(replay["replayed"], true);
 
-    let readiness = ok(&client, "somite.readiness.get", json!({})).await;
+    let readiness = ok(&client, somite_api::tools::somite::READINESS_GET, json!({})).await;
     assert_eq!(readiness["graph_revision"], applied["graph_revision"]);
     assert_eq!(
         readiness["state"], "needs_action",
@@ -235,7 +245,7 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
     // Expected failures are isError results with the runtime's codes.
     let stale = failure(
         &client,
-        "somite.graph.apply_transaction",
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION,
         json!({
         "base_state_revision": base, "idempotency_key": "agent-edit-0002", "summary": "late",
         "operations": [{"op": "set_title", "title": "x"}]}),
@@ -247,48 +257,76 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
         applied["state_revision"]
     );
     let current = applied["state_revision"].as_str().unwrap();
-    let unknown = failure(&client, "somite.graph.apply_transaction", json!({
+    let unknown = failure(&client, somite_api::tools::somite::GRAPH_APPLY_TRANSACTION, json!({
         "base_state_revision": current, "idempotency_key": "agent-edit-0003", "summary": "bad",
         "operations": [{"op": "add_operator", "node_id": "x", "operator_id": "qc.invented", "x": 0, "y": 0}]})).await;
     assert_eq!(unknown["code"], "unknown_operator");
     assert_eq!(
         failure(
             &client,
-            "somite.catalog.search",
+            somite_api::tools::somite::CATALOG_SEARCH,
             json!({"query": "reads", "cursor": "forged"})
         )
         .await["code"],
         "invalid_cursor"
     );
     assert_eq!(
-        failure(&client, "somite.catalog.search", json!({"query": ""})).await["code"],
+        failure(
+            &client,
+            somite_api::tools::somite::CATALOG_SEARCH,
+            json!({"query": ""})
+        )
+        .await["code"],
         "invalid_query"
     );
 
     // Compiling is gated by readiness: the FASTQ files do not exist.
-    let blocked = failure(&client, "somite.workflow.compile", json!({})).await;
+    let blocked = failure(
+        &client,
+        somite_api::tools::somite::WORKFLOW_COMPILE,
+        json!({}),
+    )
+    .await;
     assert_eq!(blocked["code"], "workflow_not_ready", "{blocked}");
-    for tool in ["somite.run.start", "somite.validation.start"] {
+    for tool in [
+        somite_api::tools::somite::RUN_START,
+        somite_api::tools::somite::VALIDATION_START,
+    ] {
         let blocked = failure(&client, tool, json!({"idempotency_key": "agent-run-0001"})).await;
         assert_eq!(blocked["code"], "workflow_not_ready", "{tool}: {blocked}");
     }
     let missing = failure(
         &client,
-        "somite.run.status",
+        somite_api::tools::somite::RUN_STATUS,
         json!({"run_id": "nope", "wait_ms": 10}),
     )
     .await;
     assert_eq!(missing["code"], "not_found", "{missing}");
-    let missing = failure(&client, "somite.run.cancel", json!({"run_id": "../x"})).await;
+    let missing = failure(
+        &client,
+        somite_api::tools::somite::RUN_CANCEL,
+        json!({"run_id": "../x"}),
+    )
+    .await;
     assert_eq!(missing["code"], "not_found", "{missing}");
-    let evidence = ok(&client, "somite.evidence.lookup", json!({})).await;
+    let evidence = ok(
+        &client,
+        somite_api::tools::somite::EVIDENCE_LOOKUP,
+        json!({}),
+    )
+    .await;
     assert_eq!(evidence["validated"], false, "{evidence}");
     assert_eq!(evidence["graph_revision"], applied["graph_revision"]);
 
     // A closed input schema: unknown arguments are refused, never ignored.
     // It comes back like every other expected failure: `isError` with the
     // structured envelope, not a transport error or bare text.
-    let refused = failure(&client, "somite.workflow.get", json!({"surprise": 1})).await;
+    let refused = failure(
+        &client,
+        somite_api::tools::somite::WORKFLOW_GET,
+        json!({"surprise": 1}),
+    )
+    .await;
     assert_eq!(refused["code"], "invalid_request", "{refused}");
     assert!(
         refused["message"]
@@ -296,7 +334,7 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
             .is_some_and(|m| m.contains("unknown field `surprise`")),
         "{refused}"
     );
-    let missing = failure(&client, "somite.run.start", json!({})).await;
+    let missing = failure(&client, somite_api::tools::somite::RUN_START, json!({})).await;
     assert_eq!(missing["code"], "invalid_request", "{missing}");
     assert!(
         missing["message"]
@@ -323,14 +361,22 @@ async fn the_somite_tools_edit_and_read_the_canvas_through_the_runtime() {
 async fn without_a_capability_the_runtime_refuses_every_call() {
     let fixture = runtime().await;
     let client = connect(&fixture.server.url(), None, ClientLifecycleMode::Initialize).await;
-    for tool in ["somite.workflow.get", "somite.readiness.get"] {
+    for tool in [
+        somite_api::tools::somite::WORKFLOW_GET,
+        somite_api::tools::somite::READINESS_GET,
+    ] {
         assert_eq!(
             failure(&client, tool, json!({})).await["code"],
             "capability_required"
         );
     }
     assert_eq!(
-        failure(&client, "somite.catalog.search", json!({"query": "reads"})).await["code"],
+        failure(
+            &client,
+            somite_api::tools::somite::CATALOG_SEARCH,
+            json!({"query": "reads"})
+        )
+        .await["code"],
         "capability_required"
     );
     let forged = connect(
@@ -340,7 +386,7 @@ async fn without_a_capability_the_runtime_refuses_every_call() {
     )
     .await;
     assert_eq!(
-        failure(&forged, "somite.workflow.get", json!({})).await["code"],
+        failure(&forged, somite_api::tools::somite::WORKFLOW_GET, json!({})).await["code"],
         "capability_required"
     );
 }
@@ -374,7 +420,10 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let config = ServerConfig {
         // Its first task keeps running until it is signalled.
-        pixi: Some(standin_pixi(tools.path(), "SOMITE_STANDIN_HANG=1")),
+        pixi: Some(standin_pixi(
+            tools.path(),
+            &format!("{}=1", somite_api::EnvVars::SOMITE_STANDIN_HANG),
+        )),
         ..ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite")).unwrap()
     };
     let server = somite_server::start(&config, project).await.unwrap();
@@ -389,7 +438,7 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
 
     let started = ok(
         &client,
-        "somite.validation.start",
+        somite_api::tools::somite::VALIDATION_START,
         json!({"idempotency_key": "cancel-test-0001"}),
     )
     .await;
@@ -397,7 +446,12 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
     // Wait until the run sits in its hanging task: a long-poll on the
     // current revision then has nothing to answer with for 25 s.
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut status = ok(&client, "somite.run.status", json!({"run_id": run_id})).await;
+    let mut status = ok(
+        &client,
+        somite_api::tools::somite::RUN_STATUS,
+        json!({"run_id": run_id}),
+    )
+    .await;
     loop {
         assert!(Instant::now() < deadline, "the run never settled: {status}");
         assert!(
@@ -406,7 +460,7 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
         );
         let next = ok(
             &client,
-            "somite.run.status",
+            somite_api::tools::somite::RUN_STATUS,
             json!({"run_id": run_id, "wait_ms": 1500, "since_revision": status["revision"]}),
         )
         .await;
@@ -422,7 +476,7 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
         unreachable!()
     };
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
-        CallToolRequestParams::new("somite.run.status").with_arguments(arguments),
+        CallToolRequestParams::new(somite_api::tools::somite::RUN_STATUS).with_arguments(arguments),
     ));
     let handle = client
         .peer()
@@ -455,7 +509,7 @@ async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
     assert!(cancelling.elapsed() < Duration::from_secs(10));
 
     // The server stays healthy and answers the next call.
-    let workflow = ok(&client, "somite.workflow.get", json!({})).await;
+    let workflow = ok(&client, somite_api::tools::somite::WORKFLOW_GET, json!({})).await;
     assert_eq!(workflow["document"]["nodes"].as_array().unwrap().len(), 2);
 
     // The server dropped its call into the runtime: the runtime's graceful
@@ -521,7 +575,12 @@ async fn long_work_reports_progress_to_a_client_that_sent_a_token() {
     // a client that sent a progress token (rmcp's client sends one with
     // every request) hears that it is under way, and then gets the result
     // rather than a timeout.
-    let compiled = ok(&client, "somite.workflow.compile", json!({})).await;
+    let compiled = ok(
+        &client,
+        somite_api::tools::somite::WORKFLOW_COMPILE,
+        json!({}),
+    )
+    .await;
     assert_eq!(compiled["pixi"], "locked", "{compiled}");
     let first = tokio::time::timeout(Duration::from_secs(10), progress.recv())
         .await
@@ -536,8 +595,8 @@ async fn long_work_reports_progress_to_a_client_that_sent_a_token() {
     );
 
     // Quick calls report no progress: they answer at once.
-    ok(&client, "somite.workflow.get", json!({})).await;
-    ok(&client, "somite.readiness.get", json!({})).await;
+    ok(&client, somite_api::tools::somite::WORKFLOW_GET, json!({})).await;
+    ok(&client, somite_api::tools::somite::READINESS_GET, json!({})).await;
     client.cancel().await.unwrap();
     while let Some(more) = progress.recv().await {
         assert_eq!(more.progress_token, first.progress_token, "{more:?}");
@@ -549,12 +608,12 @@ async fn long_work_reports_progress_to_a_client_that_sent_a_token() {
 /// lines on stderr, stdout left to the protocol.
 #[test]
 fn a_missing_capability_is_logged_as_a_warning_on_stderr() {
-    use somite_mcp::somite_proxy::CAPABILITY_ENV;
+    const CAPABILITY_ENV: &str = somite_api::EnvVars::SOMITE_MCP_CAPABILITY;
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_somite"))
         .args(["mcp", "somite", "--server-url", "http://127.0.0.1:7310"])
         .env_remove(CAPABILITY_ENV)
-        .env_remove("SOMITE_LOG")
-        .env_remove("RUST_LOG")
+        .env_remove(somite_api::EnvVars::SOMITE_LOG)
+        .env_remove(somite_api::EnvVars::RUST_LOG)
         .stdin(Stdio::null())
         .output()
         .unwrap();

@@ -45,7 +45,10 @@ async fn a_validation_through_the_runtime_ends_with_a_receipt_that_validates_the
     let project = tempfile::tempdir().unwrap();
     ready_project(project.path());
     let serve = ServeChild::start(project.path(), |command| {
-        command.env("SOMITE_PIXI", sibling("somite-pixi-standin"));
+        command.env(
+            somite_api::EnvVars::SOMITE_PIXI,
+            sibling("somite-pixi-standin"),
+        );
     });
     let client = reqwest::Client::new();
 
@@ -99,7 +102,9 @@ async fn a_validation_through_the_runtime_ends_with_a_receipt_that_validates_the
         .as_array()
         .unwrap()
         .iter()
-        .filter(|e| e["kind"] == "run" && e["data"]["run_id"] == run_id.as_str())
+        .filter(|e| {
+            e["kind"] == somite_api::FeedKind::Run && e["data"]["run_id"] == run_id.as_str()
+        })
         .collect();
     assert!(runs.len() >= 3, "progress reaches the feed: {runs:#?}");
     assert_eq!(

@@ -89,13 +89,13 @@ fn serve_refuses_a_non_loopback_address_and_bad_environment() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("loopback"));
     let output = somite()
         .args(["serve"])
-        .env("SOMITE_PORT", "99999")
+        .env(somite_api::EnvVars::SOMITE_PORT, "99999")
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("SOMITE_PORT") && stderr.contains("1..=65535"),
+        stderr.contains(somite_api::EnvVars::SOMITE_PORT) && stderr.contains("1..=65535"),
         "{stderr}"
     );
 }
@@ -253,7 +253,7 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|event| event["kind"] == "rebind"),
+            .any(|event| event["kind"] == somite_api::FeedKind::Rebind),
         "{feed}"
     );
 
@@ -359,10 +359,10 @@ fn serve_logs_to_stderr_with_secrets_redacted() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServeChild::start(dir.path(), |command| {
         command
-            .env("SOMITE_ACP_REGISTRY_URL", &registry)
+            .env(somite_api::EnvVars::SOMITE_ACP_REGISTRY_URL, &registry)
             .env("REGISTRY_TOKEN", token)
-            .env_remove("SOMITE_LOG")
-            .env_remove("RUST_LOG")
+            .env_remove(somite_api::EnvVars::SOMITE_LOG)
+            .env_remove(somite_api::EnvVars::RUST_LOG)
             .stderr(Stdio::piped());
     });
     let url = server.url.clone();

@@ -26,7 +26,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Overrides the cache root.
-pub const CACHE_DIR_ENV: &str = "SOMITE_MCP_DOCS_CACHE_DIR";
+const CACHE_DIR_ENV: &str = somite_api::EnvVars::SOMITE_MCP_DOCS_CACHE_DIR;
 
 const CATALOG_FILE: &str = "catalog.json";
 const CATALOG_FORMAT: u32 = 1;

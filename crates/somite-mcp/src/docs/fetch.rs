@@ -14,16 +14,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
+use somite_api::EnvVars;
 
 use super::{DocsCache, ImportReport, ManualSpec};
 use crate::limits::{MAX_CORPUS_BYTES, MAX_PAGE_BYTES};
 
-/// Turns fetching off (`off`) for the servers and `somite serve`.
-pub const FETCH_ENV: &str = "SOMITE_MCP_DOCS_FETCH";
-/// Overrides the API host (default `https://api.github.com`).
-pub const API_ENV: &str = "SOMITE_MCP_DOCS_UPSTREAM_API";
-/// Overrides the raw-content host (default `https://raw.githubusercontent.com`).
-pub const RAW_ENV: &str = "SOMITE_MCP_DOCS_UPSTREAM_RAW";
 /// The most pages one manual may have.
 pub const MAX_FETCH_PAGES: usize = 2_000;
 /// How long one request may take.
@@ -44,7 +39,7 @@ impl Upstream {
     /// GitHub, or the hosts the environment names; `None` when fetching is off.
     #[must_use]
     pub fn from_env() -> Option<Self> {
-        if std::env::var(FETCH_ENV).is_ok_and(|value| value == "off") {
+        if std::env::var(EnvVars::SOMITE_MCP_DOCS_FETCH).is_ok_and(|value| value == "off") {
             return None;
         }
         let host = |name: &str, default: &str| {
@@ -56,8 +51,14 @@ impl Upstream {
                 .to_owned()
         };
         Some(Self {
-            api: host(API_ENV, "https://api.github.com"),
-            raw: host(RAW_ENV, "https://raw.githubusercontent.com"),
+            api: host(
+                EnvVars::SOMITE_MCP_DOCS_UPSTREAM_API,
+                "https://api.github.com",
+            ),
+            raw: host(
+                EnvVars::SOMITE_MCP_DOCS_UPSTREAM_RAW,
+                "https://raw.githubusercontent.com",
+            ),
         })
     }
 }

@@ -24,7 +24,8 @@ pub use catalog::{Catalog, Page, PageSlice};
 pub use index::{DocsIndex, IndexError, SearchHit};
 pub use normalize::Markup;
 
-use crate::envelope::{ErrorCode, ToolError};
+use crate::envelope::ToolError;
+use somite_api::ToolCode;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -52,7 +53,7 @@ pub const PIXI_MANUAL: ManualSpec = ManualSpec {
     tag: "v0.77.0",
     folder: "docs",
     markup: Markup::MkDocs,
-    source_env: "SOMITE_MCP_DOCS_SOURCE_PIXI",
+    source_env: somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_PIXI,
 };
 
 /// Nextflow's manual at the release Somite's Nextflow contract (26.04.x) is proven against.
@@ -63,7 +64,7 @@ pub const NEXTFLOW_MANUAL: ManualSpec = ManualSpec {
     tag: "v26.04.6",
     folder: "docs",
     markup: Markup::Myst,
-    source_env: "SOMITE_MCP_DOCS_SOURCE_NEXTFLOW",
+    source_env: somite_api::EnvVars::SOMITE_MCP_DOCS_SOURCE_NEXTFLOW,
 };
 
 /// Every manual Somite knows.
@@ -184,6 +185,6 @@ impl From<&DocsError> for ToolError {
                 "Check that the documentation cache directory is writable, or set SOMITE_MCP_DOCS_CACHE_DIR.".to_owned()
             }
         };
-        ToolError::new(ErrorCode::DocsUnavailable, error.to_string(), recovery)
+        ToolError::new(ToolCode::DocsUnavailable, error.to_string(), recovery)
     }
 }

@@ -2,12 +2,13 @@
 //! by `somite docs`, so the command line and an agent see the same thing.
 
 use super::{Manual, ManualSpec};
-use crate::envelope::{ErrorCode, ToolError};
+use crate::envelope::ToolError;
 use crate::limits::{
     DEFAULT_READ_BYTES, DEFAULT_SEARCH_HITS, MAX_QUERY_CHARS, MAX_READ_BYTES, MAX_SEARCH_HITS,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use somite_api::{DomainCode, ToolCode};
 
 /// `*_docs_list` takes no arguments.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -138,7 +139,7 @@ pub fn read(manual: &Manual, args: &DocsReadArgs) -> Result<DocsPage, ToolError>
     let tool = catalog.spec().tool;
     let page = catalog.page(&args.path).ok_or_else(|| {
         ToolError::new(
-            ErrorCode::NotFound,
+            DomainCode::NotFound,
             format!(
                 "the {} manual has no page {:?}",
                 catalog.spec().display_name,
@@ -169,7 +170,7 @@ pub fn search(manual: &Manual, args: &DocsSearchArgs) -> Result<DocsSearch, Tool
     let query = args.query.trim();
     if query.is_empty() || query.chars().count() > MAX_QUERY_CHARS {
         return Err(ToolError::new(
-            ErrorCode::InvalidArgument,
+            ToolCode::InvalidArgument,
             format!("a query has 1 to {MAX_QUERY_CHARS} characters"),
             "Search with a few keywords, e.g. `lock file`.",
         ));
@@ -179,7 +180,7 @@ pub fn search(manual: &Manual, args: &DocsSearchArgs) -> Result<DocsSearch, Tool
     });
     let search_failed = |error: &dyn std::fmt::Display| {
         ToolError::new(
-            ErrorCode::SearchFailed,
+            ToolCode::SearchFailed,
             error.to_string(),
             "Read pages through the docs list tool instead; report the failure.",
         )

@@ -33,6 +33,7 @@
 //!   prove that cancellation leaves no orphan.
 
 use serde_json::{Value, json};
+use somite_api::EnvVars;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -65,7 +66,7 @@ fn fail(code: u8, message: &str) -> ExitCode {
 }
 
 fn log_invocation(args: &[String]) {
-    let Some(path) = std::env::var_os("SOMITE_STANDIN_LOG") else {
+    let Some(path) = std::env::var_os(EnvVars::SOMITE_STANDIN_LOG) else {
         return;
     };
     let cwd = std::env::current_dir().unwrap_or_default();
@@ -339,7 +340,7 @@ async fn run(args: &[&str]) -> ExitCode {
             "Error:   × lock-file not found, cannot continue with --frozen",
         );
     }
-    if let Some(pid_file) = std::env::var_os("SOMITE_STANDIN_GRANDCHILD_PID_FILE") {
+    if let Some(pid_file) = std::env::var_os(EnvVars::SOMITE_STANDIN_GRANDCHILD_PID_FILE) {
         let spawned = std::env::current_exe().and_then(|exe| {
             Command::new(exe)
                 .arg(GRANDCHILD_FLAG)
@@ -386,19 +387,19 @@ async fn run(args: &[&str]) -> ExitCode {
 
     let env_flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
     let step = Duration::from_millis(
-        std::env::var("SOMITE_STANDIN_STEP_MS")
+        std::env::var(EnvVars::SOMITE_STANDIN_STEP_MS)
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(30),
     );
-    let fail_node = std::env::var("SOMITE_STANDIN_FAIL_NODE").ok();
+    let fail_node = std::env::var(EnvVars::SOMITE_STANDIN_FAIL_NODE).ok();
     for task in &tasks {
         trace.row(task, "SUBMITTED", None);
         if let Pause::Terminated = pause(&mut term, step).await {
             return aborted(&trace, task);
         }
         trace.row(task, "RUNNING", None);
-        let running_for = if env_flag("SOMITE_STANDIN_HANG") {
+        let running_for = if env_flag(EnvVars::SOMITE_STANDIN_HANG) {
             Duration::from_secs(600)
         } else {
             step
@@ -420,7 +421,7 @@ async fn run(args: &[&str]) -> ExitCode {
         if let Err(e) = write_outputs(&package, &outdir, task) {
             return fail(1, &format!("ERROR ~ cannot publish outputs: {e}"));
         }
-        let status = if env_flag("SOMITE_STANDIN_CACHED") {
+        let status = if env_flag(EnvVars::SOMITE_STANDIN_CACHED) {
             "CACHED"
         } else {
             "COMPLETED"

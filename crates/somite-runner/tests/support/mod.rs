@@ -35,8 +35,8 @@ impl TestProject {
     /// with short steps.
     pub fn toolchain(&self) -> RunnerToolchain {
         RunnerToolchain::with_pixi(standin())
-            .with_env("SOMITE_STANDIN_LOG", self.standin_log())
-            .with_env("SOMITE_STANDIN_STEP_MS", "20")
+            .with_env(somite_api::EnvVars::SOMITE_STANDIN_LOG, self.standin_log())
+            .with_env(somite_api::EnvVars::SOMITE_STANDIN_STEP_MS, "20")
     }
 
     /// Every invocation of the stand-in so far: its arguments.

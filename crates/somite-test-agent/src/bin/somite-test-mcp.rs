@@ -19,9 +19,6 @@ use rmcp::{Json, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The variable Somite passes the capability in.
-const CAPABILITY_VARIABLE: &str = "SOMITE_MCP_CAPABILITY";
-
 #[derive(Debug, Serialize, JsonSchema)]
 struct Workflow {
     state_revision: String,
@@ -76,7 +73,7 @@ impl TestSomite {
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn workflow_get(&self) -> Json<Workflow> {
-        let capability = std::env::var(CAPABILITY_VARIABLE)
+        let capability = std::env::var(somite_api::EnvVars::SOMITE_MCP_CAPABILITY)
             .ok()
             .filter(|v| !v.is_empty());
         let runtime_access_in_argv = capability

@@ -21,9 +21,9 @@ pub const CAPABILITY: &str = "cap-7f3a9c0e41b24d5f8e6a1b2c3d4e5f60";
 
 /// The tools the Somite test double advertises to Somite's policy.
 pub const SOMITE_TOOLS: &[&str] = &[
-    "somite.workflow.get",
-    "somite.catalog.search",
-    "somite.graph.apply_transaction",
+    somite_api::tools::somite::WORKFLOW_GET,
+    somite_api::tools::somite::CATALOG_SEARCH,
+    somite_api::tools::somite::GRAPH_APPLY_TRANSACTION,
 ];
 
 /// How long any one event may take.
@@ -42,7 +42,10 @@ pub fn somite_mcp() -> McpServerSpec {
         name: "somite".into(),
         command: PathBuf::from(env!("CARGO_BIN_EXE_somite-test-mcp")),
         args: Vec::new(),
-        env: vec![("SOMITE_MCP_CAPABILITY".into(), CAPABILITY.into())],
+        env: vec![(
+            somite_api::EnvVars::SOMITE_MCP_CAPABILITY.into(),
+            CAPABILITY.into(),
+        )],
     }
 }
 

@@ -80,8 +80,8 @@ impl ServeChild {
         command
             .args(["serve", "--port", "0", "--project"])
             .arg(project)
-            .env("SOMITE_MCP_DOCS_FETCH", "off")
-            .env("SOMITE_ACP_REGISTRY_URL", "off")
+            .env(somite_api::EnvVars::SOMITE_MCP_DOCS_FETCH, "off")
+            .env(somite_api::EnvVars::SOMITE_ACP_REGISTRY_URL, "off")
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         configure(&mut command);

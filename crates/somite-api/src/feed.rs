@@ -1,0 +1,78 @@
+//! The kinds of event on the runtime's activity feed.
+//!
+//! The feed (`GET /api/activity`, the SSE stream) carries one `kind` per
+//! event; the web workspace, the tests and the evaluation branch on it.
+
+use serde::{Deserialize, Serialize};
+
+/// What an activity-feed event reports. The wire form is the snake_case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FeedKind {
+    /// A graph transaction was applied (by a person or an agent).
+    Transaction,
+    /// The project was rebound to a new input location.
+    Rebind,
+    /// A package was compiled.
+    Compile,
+    /// A run or validation changed status.
+    Run,
+    /// The Agent panel's session: messages, tool calls, permissions.
+    Agent,
+}
+
+impl FeedKind {
+    /// Every kind, for documentation and exhaustive tests.
+    pub const ALL: [FeedKind; 5] = [
+        FeedKind::Transaction,
+        FeedKind::Rebind,
+        FeedKind::Compile,
+        FeedKind::Run,
+        FeedKind::Agent,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeedKind::Transaction => "transaction",
+            FeedKind::Rebind => "rebind",
+            FeedKind::Compile => "compile",
+            FeedKind::Run => "run",
+            FeedKind::Agent => "agent",
+        }
+    }
+}
+
+impl std::fmt::Display for FeedKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<FeedKind> for serde_json::Value {
+    fn eq(&self, kind: &FeedKind) -> bool {
+        self.as_str() == Some(kind.as_str())
+    }
+}
+
+/// The SSE event that tells a reader its position is not one of this feed's
+/// (the runtime restarted): it must reload, then follow from the new position.
+pub const SSE_RESET: &str = "reset";
+/// The SSE event that tells a reader events after its position were evicted.
+pub const SSE_GAP: &str = "gap";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_as_str() {
+        for kind in FeedKind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+            assert_eq!(
+                serde_json::from_value::<FeedKind>(kind.as_str().into()).unwrap(),
+                kind
+            );
+        }
+    }
+}

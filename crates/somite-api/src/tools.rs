@@ -1,0 +1,89 @@
+//! The names of the MCP tools Somite's three servers advertise.
+//!
+//! The permission policy, the evaluation's scoring, the agent setup and the
+//! tests all name tools by these constants. The servers themselves register
+//! their tools through `rmcp`'s `#[tool(name = "…")]`, which takes only a
+//! string literal; each server has a test that its registered names are
+//! exactly the `ALL` list here, so the one remaining literal cannot drift.
+
+/// `somite mcp somite`: the canvas and its evidence.
+pub mod somite {
+    /// The prefix every Somite tool name carries.
+    pub const PREFIX: &str = "somite.";
+    pub const WORKFLOW_GET: &str = "somite.workflow.get";
+    pub const READINESS_GET: &str = "somite.readiness.get";
+    pub const CATALOG_SEARCH: &str = "somite.catalog.search";
+    pub const GRAPH_APPLY_TRANSACTION: &str = "somite.graph.apply_transaction";
+    pub const WORKFLOW_COMPILE: &str = "somite.workflow.compile";
+    pub const RUN_START: &str = "somite.run.start";
+    pub const VALIDATION_START: &str = "somite.validation.start";
+    pub const RUN_STATUS: &str = "somite.run.status";
+    pub const RUN_CANCEL: &str = "somite.run.cancel";
+    pub const EVIDENCE_LOOKUP: &str = "somite.evidence.lookup";
+
+    /// Every tool, in the order the server lists them.
+    pub const ALL: &[&str] = &[
+        WORKFLOW_GET,
+        READINESS_GET,
+        CATALOG_SEARCH,
+        GRAPH_APPLY_TRANSACTION,
+        WORKFLOW_COMPILE,
+        RUN_START,
+        VALIDATION_START,
+        RUN_STATUS,
+        RUN_CANCEL,
+        EVIDENCE_LOOKUP,
+    ];
+}
+
+/// `somite mcp pixi`: Pixi's manual and CLI.
+pub mod pixi {
+    pub const DOCS_SEARCH: &str = "pixi_docs_search";
+    pub const DOCS_READ: &str = "pixi_docs_read";
+    pub const DOCS_LIST: &str = "pixi_docs_list";
+    pub const RUNTIME_INFO: &str = "pixi_runtime_info";
+    pub const INSPECT: &str = "pixi_inspect";
+    pub const PACKAGE_SEARCH: &str = "pixi_package_search";
+    pub const DEPENDENCY: &str = "pixi_dependency";
+    pub const LOCK: &str = "pixi_lock";
+    pub const WORKSPACE: &str = "pixi_workspace";
+    pub const ENVIRONMENT: &str = "pixi_environment";
+    pub const TASK: &str = "pixi_task";
+
+    /// Every tool, in the order the server lists them.
+    pub const ALL: &[&str] = &[
+        DOCS_SEARCH,
+        DOCS_READ,
+        DOCS_LIST,
+        RUNTIME_INFO,
+        INSPECT,
+        PACKAGE_SEARCH,
+        DEPENDENCY,
+        LOCK,
+        WORKSPACE,
+        ENVIRONMENT,
+        TASK,
+    ];
+}
+
+/// `somite mcp nextflow`: Nextflow's manual and CLI.
+pub mod nextflow {
+    pub const DOCS_SEARCH: &str = "nextflow_docs_search";
+    pub const DOCS_READ: &str = "nextflow_docs_read";
+    pub const DOCS_LIST: &str = "nextflow_docs_list";
+    pub const RUNTIME_INFO: &str = "nextflow_runtime_info";
+    pub const ANALYZE: &str = "nextflow_analyze";
+    pub const RUN: &str = "nextflow_run";
+    pub const HISTORY: &str = "nextflow_history";
+
+    /// Every tool, in the order the server lists them.
+    pub const ALL: &[&str] = &[
+        DOCS_SEARCH,
+        DOCS_READ,
+        DOCS_LIST,
+        RUNTIME_INFO,
+        ANALYZE,
+        RUN,
+        HISTORY,
+    ];
+}
