@@ -520,10 +520,15 @@ impl<'a> Facts<'a> {
         let Some(stale) = self.stale_failure() else {
             return check(id, false, "there was no stale failure to recover from");
         };
+        // Compared with the refused call's first event, not its last: a
+        // transaction reaches the feed through the runtime while the call's
+        // completion travels over ACP, so under load the retry's transaction
+        // can be published before the refusal's completion event. The
+        // refused call itself published nothing.
         let recovered = self
             .transactions
             .iter()
-            .any(|edit| edit.by_agent && edit.cursor > stale.last_cursor);
+            .any(|edit| edit.by_agent && edit.cursor > stale.first_cursor);
         check(
             id,
             recovered,
@@ -886,7 +891,8 @@ impl<'a> Facts<'a> {
         let recovered = self
             .transactions
             .iter()
-            .filter(|edit| edit.by_agent && edit.cursor > attempt.last_cursor)
+            // The attempt's first event, not its last (see `recovered_edit`).
+            .filter(|edit| edit.by_agent && edit.cursor > attempt.first_cursor)
             .any(|edit| {
                 edges(&edit.document).contains(&(
                     "reads".into(),
