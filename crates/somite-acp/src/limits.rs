@@ -1,7 +1,7 @@
 //! Every bound this crate enforces, in one place.
 //!
-//! The numbers come from the agent specification (`seed/agent-protocol.md`) and
-//! `DESIGN.md` ("Limits"); a test beside each rule would fail without it.
+//! The numbers come from the agent specification and Somite's documented
+//! limits; a test beside each rule would fail without it.
 
 use std::time::Duration;
 

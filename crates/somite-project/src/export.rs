@@ -6,7 +6,7 @@
 //! compression (nothing to vary between zlib versions), stamped with the
 //! fixed DOS epoch (1980-01-01 00:00), marked as Unix `0644` files, and
 //! carry no extra fields, comments or data descriptors. The layout is
-//! DESIGN.md's: the package files at the top level, plus `evidence/` with
+//! the package files at the top level, plus `evidence/` with
 //! the receipts recorded for the package's graph revision and an index of
 //! them.
 

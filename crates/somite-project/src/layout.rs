@@ -1,7 +1,7 @@
 //! Where everything lives under a project's `.somite/` folder.
 //!
 //! One place names every path so the store, the runner and the server cannot
-//! disagree about the layout of DESIGN.md ("Project data").
+//! disagree about the project's layout on disk.
 
 use std::path::{Path, PathBuf};
 

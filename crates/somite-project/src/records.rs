@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use somite_workflow::Revision;
 use std::collections::VecDeque;
 
-/// How many keys are remembered (DESIGN.md: "the newest 256 are remembered").
+/// How many keys are remembered: the newest 256.
 pub const MAX_RECORDS: usize = 256;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

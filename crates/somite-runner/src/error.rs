@@ -2,7 +2,7 @@
 //!
 //! [`RunnerError`] is what the supervisor's calls return; every variant maps
 //! to the wire envelope [`SomiteError`] with a stable code from
-//! DESIGN.md's list and a recovery a person or an agent can act on, so the
+//! the wire contract (`somite-api`) and a recovery a person or an agent can act on, so the
 //! HTTP routes and the MCP tools need no mapping of their own.
 
 use somite_workflow::{ErrorCode, SomiteError};

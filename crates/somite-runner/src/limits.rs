@@ -1,6 +1,6 @@
 //! Every size, count and time limit of the run supervisor, in one place.
 //!
-//! Each is a promise of DESIGN.md ("Runs and evidence", "Limits") or a bound
+//! Each is a documented promise of runs and evidence, or a bound
 //! that keeps a misbehaving pipeline from exhausting Somite's memory or
 //! disk; tests refer to these names so a limit cannot drift from its check.
 

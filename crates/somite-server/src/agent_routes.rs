@@ -1,4 +1,4 @@
-//! The Agent panel's routes (DESIGN.md "Wire contracts"): thin, typed
+//! The Agent panel's routes (`docs/http-api.md`, "Agent panel"): thin, typed
 //! adapters over [`AgentHost`](crate::agent::AgentHost).
 
 use crate::agent::{ConnectRequest, LauncherList};

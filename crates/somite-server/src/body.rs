@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use somite_api::{DomainCode, HttpCode};
 use std::time::Duration;
 
-/// Other JSON requests (DESIGN.md "Limits": 16 MiB).
+/// Other JSON requests: 16 MiB.
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
 /// How long a request body may take to arrive by default; 16 MiB over

@@ -1,4 +1,4 @@
-//! The JSON routes of DESIGN.md ("Wire contracts").
+//! The JSON routes of the loopback runtime (`docs/http-api.md`).
 //!
 //! Human routes serve the loopback web workspace. The same handlers are
 //! mounted again under `/api/mcp/` behind the capability guard for Somite's
@@ -306,7 +306,7 @@ pub async fn not_found() -> ApiError {
     ApiError::new(
         ErrorCode::NotFound,
         "no such route",
-        "see DESIGN.md \"Wire contracts\" for the routes Somite serves",
+        "see docs/http-api.md for the routes Somite serves",
     )
 }
 
@@ -314,6 +314,6 @@ pub async fn method_not_allowed() -> ApiError {
     ApiError::new(
         ErrorCode::InvalidRequest,
         "this route does not accept that method",
-        "use the method DESIGN.md lists for the route",
+        "use the method docs/http-api.md lists for the route",
     )
 }

@@ -1,6 +1,7 @@
 //! Every size, count and time limit the domain enforces, in one place.
 //!
-//! Each constant is a promise of the specification or DESIGN.md ("Limits");
+//! Each constant is a promise of the agent specification or of Somite's
+//! documented limits;
 //! tests refer to these names so a limit cannot drift from its check.
 
 /// A portable `.somite.json` graph document, opened, imported or saved.

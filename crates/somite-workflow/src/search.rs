@@ -1,8 +1,7 @@
 //! Catalog search: the one ranking a person at the palette and an agent over
 //! MCP both see.
 //!
-//! Ranking is deliberately simple and fully deterministic (DESIGN.md,
-//! "Catalog search"): weighted exact and prefix term matches, score
+//! Ranking is deliberately simple and fully deterministic: weighted exact and prefix term matches, score
 //! descending, then id. There is no fuzzy matching, because a catalog answer
 //! an agent acts on must be reproducible from the query and the catalog
 //! revision alone — which is also what the opaque cursor is bound to.
@@ -186,7 +185,7 @@ struct CursorBody {
 }
 
 impl Catalog {
-    /// Ranks the catalog for `request` (DESIGN.md, "Catalog search").
+    /// Ranks the catalog for `request` (see the module docs).
     pub fn search(&self, request: &SearchRequest) -> Result<SearchPage> {
         let terms = parse_query(&request.query)?;
         let limit = request.limit.unwrap_or(DEFAULT_SEARCH_LIMIT);

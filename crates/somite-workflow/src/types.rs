@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Every data type a port can carry, in the order of DESIGN.md.
+/// Every data type a port can carry, in the order the canvas lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum PortType {
     Sra,

@@ -1,7 +1,7 @@
 /**
  * What the browser accepts from the runtime, in one place.
  *
- * The numbers follow DESIGN.md "Limits": a graph document may be 64 MiB, so
+ * The numbers follow the runtime's limits: a graph document may be 64 MiB, so
  * anything that carries one (the workflow, a transaction reply) gets that plus
  * room for its envelope, and so do the activity page and one feed event (the
  * runtime holds up to 64 MiB of events; one may carry a 16 MiB transaction's
@@ -21,7 +21,7 @@ export const MAX_TRANSACTION_OPERATIONS = 64;
 /** A request that has not answered by then is abandoned and reported. */
 export const REQUEST_TIMEOUT_MS = 20_000;
 
-/** Catalog query length, per DESIGN.md "Catalog search". */
+/** Catalog query length, as the runtime bounds it. */
 export const MAX_QUERY_CHARS = 120;
 
 /** Workflow title length the runtime accepts. */

@@ -1,6 +1,6 @@
 /**
- * Runtime schemas for every reply the workspace reads, following DESIGN.md
- * "Wire contracts" and the runtime's serialisation.
+ * Runtime schemas for every reply the workspace reads, following the wire
+ * contract (docs/http-api.md) and the runtime's serialisation.
  *
  * Objects are parsed non-strictly (unknown fields are dropped, not fatal) so
  * a newer runtime that adds a field does not break an older page; anything

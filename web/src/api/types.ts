@@ -66,7 +66,7 @@ export interface Download {
   readonly filename: string;
 }
 
-/** The closed operation shapes of DESIGN.md "Transaction operations". */
+/** The closed operation shapes of a GraphTransaction (docs/http-api.md). */
 export type Operation =
   | { op: "add_operator"; node_id: string; operator_id: string; params?: Record<string, ParamValue>; x: number; y: number }
   | { op: "remove_operator"; node_id: string }

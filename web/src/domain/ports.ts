@@ -1,6 +1,6 @@
 /**
  * Typed connections, checked in the browser exactly as the runtime checks
- * them (DESIGN.md "Port types and connections"), so an incompatible edge is
+ * them (the runtime's port types and connection rule), so an incompatible edge is
  * refused at the handle with the reason instead of after a round trip.
  */
 import type { PortSpec, WorkflowDocument } from "../api/types";

@@ -1,6 +1,6 @@
 /**
  * Test fixtures: a tiny catalog and an operation interpreter that mirrors the
- * runtime's `apply_operations` (DESIGN.md "Transaction operations"), strict
+ * runtime's `apply_operations` (the transaction operations of docs/http-api.md), strict
  * enough that an operation order the runtime would refuse fails here too.
  */
 import { createHash } from "node:crypto";

@@ -93,7 +93,7 @@ pub const TRACE_FIELDS: [&str; 16] = [
     "memory",
     "peak_rss",
 ];
-/// A `pixi.lock` a package may carry (DESIGN.md "Limits").
+/// The largest `pixi.lock` a package may carry.
 pub const MAX_PIXI_LOCK_BYTES: u64 = 64 * 1024 * 1024;
 /// One generated file.
 pub const MAX_GENERATED_FILE_BYTES: u64 = 128 * 1024 * 1024;
