@@ -110,6 +110,39 @@ code_group! {
 }
 
 code_group! {
+    /// Pipeline sources (`somite-source`) and their static outline
+    /// (`somite-outline`): the providers, the archive, the pinned store.
+    SourceCode(Source) {
+        /// The nf-core catalog has no pipeline of this name.
+        PipelineNotFound => "pipeline_not_found",
+        /// The pipeline exists but not this published release.
+        ReleaseNotFound => "release_not_found",
+        /// GitHub does not know the repository (or it is private).
+        RepositoryNotFound => "repository_not_found",
+        /// The repository exists but the branch, tag or commit does not.
+        RefNotFound => "ref_not_found",
+        /// The provider's rate limit is spent (details carry the reset time).
+        RateLimited => "rate_limited",
+        /// No answer, a timeout, or a server error from the provider.
+        ProviderUnavailable => "provider_unavailable",
+        /// The provider answered, but not in its documented shape.
+        ProviderResponseInvalid => "provider_response_invalid",
+        /// The archive is larger, or has more entries, than Somite accepts.
+        ArchiveTooLarge => "archive_too_large",
+        /// An archive entry would leave the tree, is a device, or is otherwise unsafe.
+        UnsafeArchive => "unsafe_archive",
+        /// The tree has no entry script (`main.nf`).
+        NotANextflowRepository => "not_a_nextflow_repository",
+        /// A stored source no longer matches its recorded tree digest.
+        SourceTampered => "source_tampered",
+        /// No stored source for this commit.
+        SourceNotFound => "source_not_found",
+        /// The pipeline reaches more files or bytes than the outline reads.
+        OutlineLimitExceeded => "outline_limit_exceeded",
+    }
+}
+
+code_group! {
     /// The Somite MCP adapter's link to the runtime.
     LinkCode(Link) {
         /// The runtime did not answer.
@@ -129,6 +162,7 @@ pub enum ErrorCode {
     Http(HttpCode),
     Agent(AgentCode),
     Tool(ToolCode),
+    Source(SourceCode),
     Link(LinkCode),
 }
 
@@ -140,6 +174,7 @@ impl ErrorCode {
             ErrorCode::Http(code) => code.as_str(),
             ErrorCode::Agent(code) => code.as_str(),
             ErrorCode::Tool(code) => code.as_str(),
+            ErrorCode::Source(code) => code.as_str(),
             ErrorCode::Link(code) => code.as_str(),
         }
     }
@@ -222,6 +257,7 @@ mod tests {
         codes.extend(HttpCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(AgentCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(ToolCode::ALL.iter().map(|&c| ErrorCode::from(c)));
+        codes.extend(SourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(LinkCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes
     }

@@ -22,5 +22,7 @@ pub mod limits;
 pub mod tools;
 
 pub use env_vars::EnvVars;
-pub use error::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, ToolCode};
+pub use error::{
+    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
+};
 pub use feed::FeedKind;

@@ -520,15 +520,28 @@ impl<'a> Facts<'a> {
         let Some(stale) = self.stale_failure() else {
             return check(id, false, "there was no stale failure to recover from");
         };
-        // Compared with the refused call's first event, not its last: a
-        // transaction reaches the feed through the runtime while the call's
-        // completion travels over ACP, so under load the retry's transaction
-        // can be published before the refusal's completion event. The
-        // refused call itself published nothing.
-        let recovered = self
-            .transactions
-            .iter()
-            .any(|edit| edit.by_agent && edit.cursor > stale.first_cursor);
+        // "After" is decided by causality, not by feed cursors: the agent's
+        // tool-call events arrive over ACP while its transactions reach the
+        // feed through the runtime, and under load either can come first. A
+        // later call (ACP order) that succeeded, and an agent transaction
+        // whose graph holds the human edit (so it was based on the state the
+        // stale failure pointed to) prove the recovery.
+        let retried = self
+            .somite_calls(tools::GRAPH_APPLY_TRANSACTION)
+            .any(|call| call.first_cursor > stale.first_cursor && call.completed());
+        let based_on_the_human_edit = self.transactions.iter().any(|edit| {
+            edit.by_agent
+                && edit
+                    .document
+                    .get("notes")
+                    .and_then(Value::as_array)
+                    .is_some_and(|notes| {
+                        notes.iter().any(|note| {
+                            note.get("id").and_then(Value::as_str) == Some(HUMAN_NOTE_ID)
+                        })
+                    })
+        });
+        let recovered = retried && based_on_the_human_edit;
         check(
             id,
             recovered,
@@ -888,19 +901,36 @@ impl<'a> Facts<'a> {
         let Some(attempt) = self.incompatible_attempt() else {
             return check(id, false, "there was no incompatible attempt");
         };
-        let recovered = self
-            .transactions
-            .iter()
-            // The attempt's first event, not its last (see `recovered_edit`).
-            .filter(|edit| edit.by_agent && edit.cursor > attempt.first_cursor)
-            .any(|edit| {
-                edges(&edit.document).contains(&(
+        // Ordered by the agent's own tool-call events, and proven by its
+        // effect on the feed (see `recovered_edit` for why not by cursors).
+        let reconnects_the_reads = |operations: &Value| {
+            operations.as_array().is_some_and(|operations| {
+                operations.iter().any(|operation| {
+                    let is = |key: &str, value: &str| {
+                        operation.get(key).and_then(Value::as_str) == Some(value)
+                    };
+                    is("op", "connect")
+                        && is("from_node", "reads")
+                        && is("from_port", "r1")
+                        && is("to_node", "trim")
+                        && is("to_port", "r1")
+                })
+            })
+        };
+        let retried = self
+            .somite_calls(tools::GRAPH_APPLY_TRANSACTION)
+            .filter(|call| call.first_cursor > attempt.first_cursor && call.completed())
+            .any(|call| reconnects_the_reads(&call.arguments()["operations"]));
+        let took_effect = self.transactions.iter().any(|edit| {
+            edit.by_agent
+                && edges(&edit.document).contains(&(
                     "reads".into(),
                     "r1".into(),
                     "trim".into(),
                     "r1".into(),
                 ))
-            });
+        });
+        let recovered = retried && took_effect;
         check(
             id,
             recovered,

@@ -2,17 +2,11 @@
 //!
 //! Only whole-tree failures are errors; a construct, file or document the
 //! outline cannot read is a [`crate::Diagnostic`] in the outline instead.
-//! The codes are this crate's until the workspace's error-code list owns
-//! them (`not_a_nextflow_repository` is the specification's).
+//! The codes are the wire contract's (`somite-api`: its `source` group and
+//! the domain's `io_error`).
 
+use somite_api::{DomainCode, ErrorCode, SourceCode};
 use std::path::PathBuf;
-
-/// The tree has no entry script.
-pub const NOT_A_NEXTFLOW_REPOSITORY: &str = "not_a_nextflow_repository";
-/// The tree is larger than the outline reads (files or bytes).
-pub const OUTLINE_LIMIT_EXCEEDED: &str = "outline_limit_exceeded";
-/// The tree could not be read.
-pub const IO_ERROR: &str = "io_error";
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutlineError {
@@ -31,11 +25,13 @@ pub enum OutlineError {
 }
 
 impl OutlineError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            OutlineError::NotANextflowRepository { .. } => NOT_A_NEXTFLOW_REPOSITORY,
-            OutlineError::LimitExceeded { .. } => OUTLINE_LIMIT_EXCEEDED,
-            OutlineError::Io { .. } => IO_ERROR,
+            OutlineError::NotANextflowRepository { .. } => {
+                SourceCode::NotANextflowRepository.into()
+            }
+            OutlineError::LimitExceeded { .. } => SourceCode::OutlineLimitExceeded.into(),
+            OutlineError::Io { .. } => DomainCode::Io.into(),
         }
     }
 

@@ -44,7 +44,7 @@ mod schema;
 mod script;
 mod syntax;
 
-pub use error::{IO_ERROR, NOT_A_NEXTFLOW_REPOSITORY, OUTLINE_LIMIT_EXCEEDED, OutlineError};
+pub use error::OutlineError;
 pub use model::*;
 pub use script::MAX_SOURCES;
 

@@ -9,7 +9,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode};
+use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode};
 use somite_workflow::SomiteError;
 
 #[derive(Debug)]
@@ -55,6 +55,24 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             | AgentCode::AgentBusy => StatusCode::CONFLICT,
             AgentCode::AgentCommandRejected => StatusCode::UNPROCESSABLE_ENTITY,
             AgentCode::AgentError => StatusCode::BAD_GATEWAY,
+        },
+        ErrorCode::Source(code) => match code {
+            SourceCode::PipelineNotFound
+            | SourceCode::ReleaseNotFound
+            | SourceCode::RepositoryNotFound
+            | SourceCode::RefNotFound
+            | SourceCode::SourceNotFound => StatusCode::NOT_FOUND,
+            // The provider's limit, passed on: the client waits as it would
+            // for ours.
+            SourceCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            SourceCode::ProviderUnavailable | SourceCode::ProviderResponseInvalid => {
+                StatusCode::BAD_GATEWAY
+            }
+            SourceCode::ArchiveTooLarge
+            | SourceCode::UnsafeArchive
+            | SourceCode::NotANextflowRepository
+            | SourceCode::OutlineLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
+            SourceCode::SourceTampered => StatusCode::INTERNAL_SERVER_ERROR,
         },
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.

@@ -1,22 +1,20 @@
 //! Why a source could not be searched, resolved, fetched or opened, with a
 //! stable code.
 //!
-//! Every [`SourceError`] has a [`SourceErrorCode`] (its snake_case wire
-//! name), a message (`Display`), a [`recovery`](SourceError::recovery) a
+//! Every [`SourceError`] has a wire [`ErrorCode`] (the `source` group of
+//! `somite-api`, or the domain's `invalid_*`/`io_error`), a message (`Display`), a [`recovery`](SourceError::recovery) a
 //! person or an agent can act on and, where a client needs more than words,
 //! structured [`details`](SourceError::details) (the rate limit's reset time,
 //! the provider that answered badly, the releases that do exist). That is
 //! the whole `{code, message, recovery, details}` envelope, so the HTTP
 //! routes, MCP tools and CLI that wire this crate in need no mapping of
 //! their own beyond carrying it over.
-//!
-//! The codes are declared here because no shared crate owns them yet; they
-//! belong with the workspace's other error codes once one does.
 
 use crate::ids::{CommitSha, Repository};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use somite_api::{DomainCode, ErrorCode, SourceCode};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -37,58 +35,6 @@ impl fmt::Display for Provider {
             Provider::NfCore => "the nf-core catalog",
             Provider::GitHub => "GitHub",
         })
-    }
-}
-
-/// Stable machine-readable failure codes; the wire form is the snake_case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SourceErrorCode {
-    InvalidRequest,
-    InvalidQuery,
-    InvalidCursor,
-    PipelineNotFound,
-    ReleaseNotFound,
-    RepositoryNotFound,
-    RefNotFound,
-    RateLimited,
-    ProviderUnavailable,
-    ProviderResponseInvalid,
-    ArchiveTooLarge,
-    UnsafeArchive,
-    NotANextflowRepository,
-    SourceTampered,
-    SourceNotFound,
-    #[serde(rename = "io_error")]
-    Io,
-}
-
-impl SourceErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceErrorCode::InvalidRequest => "invalid_request",
-            SourceErrorCode::InvalidQuery => "invalid_query",
-            SourceErrorCode::InvalidCursor => "invalid_cursor",
-            SourceErrorCode::PipelineNotFound => "pipeline_not_found",
-            SourceErrorCode::ReleaseNotFound => "release_not_found",
-            SourceErrorCode::RepositoryNotFound => "repository_not_found",
-            SourceErrorCode::RefNotFound => "ref_not_found",
-            SourceErrorCode::RateLimited => "rate_limited",
-            SourceErrorCode::ProviderUnavailable => "provider_unavailable",
-            SourceErrorCode::ProviderResponseInvalid => "provider_response_invalid",
-            SourceErrorCode::ArchiveTooLarge => "archive_too_large",
-            SourceErrorCode::UnsafeArchive => "unsafe_archive",
-            SourceErrorCode::NotANextflowRepository => "not_a_nextflow_repository",
-            SourceErrorCode::SourceTampered => "source_tampered",
-            SourceErrorCode::SourceNotFound => "source_not_found",
-            SourceErrorCode::Io => "io_error",
-        }
-    }
-}
-
-impl fmt::Display for SourceErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -205,24 +151,26 @@ impl SourceError {
     }
 
     /// The stable code this error is reported with.
-    pub fn code(&self) -> SourceErrorCode {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            SourceError::InvalidRequest { .. } => SourceErrorCode::InvalidRequest,
-            SourceError::InvalidQuery { .. } => SourceErrorCode::InvalidQuery,
-            SourceError::InvalidCursor { .. } => SourceErrorCode::InvalidCursor,
-            SourceError::PipelineNotFound { .. } => SourceErrorCode::PipelineNotFound,
-            SourceError::ReleaseNotFound { .. } => SourceErrorCode::ReleaseNotFound,
-            SourceError::RepositoryNotFound { .. } => SourceErrorCode::RepositoryNotFound,
-            SourceError::RefNotFound { .. } => SourceErrorCode::RefNotFound,
-            SourceError::RateLimited { .. } => SourceErrorCode::RateLimited,
-            SourceError::ProviderUnavailable { .. } => SourceErrorCode::ProviderUnavailable,
-            SourceError::ProviderResponseInvalid { .. } => SourceErrorCode::ProviderResponseInvalid,
-            SourceError::ArchiveTooLarge { .. } => SourceErrorCode::ArchiveTooLarge,
-            SourceError::UnsafeArchive { .. } => SourceErrorCode::UnsafeArchive,
-            SourceError::NotANextflowRepository { .. } => SourceErrorCode::NotANextflowRepository,
-            SourceError::SourceTampered { .. } => SourceErrorCode::SourceTampered,
-            SourceError::SourceNotFound { .. } => SourceErrorCode::SourceNotFound,
-            SourceError::NoCacheDir | SourceError::Io { .. } => SourceErrorCode::Io,
+            SourceError::InvalidRequest { .. } => DomainCode::InvalidRequest.into(),
+            SourceError::InvalidQuery { .. } => DomainCode::InvalidQuery.into(),
+            SourceError::InvalidCursor { .. } => DomainCode::InvalidCursor.into(),
+            SourceError::PipelineNotFound { .. } => SourceCode::PipelineNotFound.into(),
+            SourceError::ReleaseNotFound { .. } => SourceCode::ReleaseNotFound.into(),
+            SourceError::RepositoryNotFound { .. } => SourceCode::RepositoryNotFound.into(),
+            SourceError::RefNotFound { .. } => SourceCode::RefNotFound.into(),
+            SourceError::RateLimited { .. } => SourceCode::RateLimited.into(),
+            SourceError::ProviderUnavailable { .. } => SourceCode::ProviderUnavailable.into(),
+            SourceError::ProviderResponseInvalid { .. } => {
+                SourceCode::ProviderResponseInvalid.into()
+            }
+            SourceError::ArchiveTooLarge { .. } => SourceCode::ArchiveTooLarge.into(),
+            SourceError::UnsafeArchive { .. } => SourceCode::UnsafeArchive.into(),
+            SourceError::NotANextflowRepository { .. } => SourceCode::NotANextflowRepository.into(),
+            SourceError::SourceTampered { .. } => SourceCode::SourceTampered.into(),
+            SourceError::SourceNotFound { .. } => SourceCode::SourceNotFound.into(),
+            SourceError::NoCacheDir | SourceError::Io { .. } => DomainCode::Io.into(),
         }
     }
 
@@ -310,24 +258,6 @@ pub type Result<T, E = SourceError> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wire_names_match_as_str() {
-        let codes = [
-            SourceErrorCode::RateLimited,
-            SourceErrorCode::ProviderResponseInvalid,
-            SourceErrorCode::UnsafeArchive,
-            SourceErrorCode::NotANextflowRepository,
-            SourceErrorCode::SourceTampered,
-            SourceErrorCode::Io,
-        ];
-        for code in codes {
-            assert_eq!(
-                serde_json::to_value(code).unwrap(),
-                Value::String(code.as_str().into())
-            );
-        }
-    }
 
     #[test]
     fn rate_limits_carry_the_reset_time_and_provider() {

@@ -30,7 +30,7 @@
 //!
 //! The result types derive `serde` and `schemars::JsonSchema`, as they are
 //! the MCP tools' outputs; a machine-local path is never serialized. Every
-//! failure is a [`SourceError`] with a stable [`SourceErrorCode`], a
+//! failure is a [`SourceError`] with a stable wire code (`somite_api::ErrorCode`), a
 //! recovery and structured details.
 //!
 //! # Providers
@@ -63,7 +63,7 @@ pub mod store;
 pub mod tree;
 
 pub use config::{Clock, GithubToken, Limits, SourceConfig, Timeouts};
-pub use error::{Provider, SourceError, SourceErrorCode};
+pub use error::{Provider, SourceError};
 pub use http::{RATE_LIMIT_REMAINING, RATE_LIMIT_RESET};
 pub use ids::{CommitSha, GitRef, Repository, TreeDigest};
 pub use nfcore::{NfCoreCatalog, NfCoreMatch, NfCorePipeline, NfCoreRelease};

@@ -389,7 +389,7 @@ fn score(indexed: &BTreeMap<String, u32>, terms: &[String]) -> (u32, Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::SourceErrorCode;
+    use somite_api::{DomainCode, SourceCode};
 
     const FIXTURE: &[u8] = include_bytes!("../tests/data/pipelines.json");
 
@@ -413,7 +413,7 @@ mod tests {
     #[test]
     fn an_unknown_release_lists_the_known_ones() {
         let err = catalog().release("demo", "9.9.9").unwrap_err();
-        assert_eq!(err.code(), SourceErrorCode::ReleaseNotFound);
+        assert_eq!(err.code(), SourceCode::ReleaseNotFound);
         assert!(
             err.recovery().contains("1.0.1, 1.0.0"),
             "{}",
@@ -421,7 +421,7 @@ mod tests {
         );
         assert_eq!(
             catalog().release("nope", "1").unwrap_err().code(),
-            SourceErrorCode::PipelineNotFound
+            SourceCode::PipelineNotFound
         );
     }
 
@@ -450,7 +450,7 @@ mod tests {
             br#"{"remote_workflows":[{"name":"x","full_name":"a/b"}]}"#,
         ] {
             let err = NfCoreCatalog::parse(body).unwrap_err();
-            assert_eq!(err.code(), SourceErrorCode::ProviderResponseInvalid);
+            assert_eq!(err.code(), SourceCode::ProviderResponseInvalid);
             assert!(err.to_string().contains("nf-core"), "{err}");
         }
     }
@@ -505,7 +505,7 @@ mod tests {
         assert!(second.next_cursor.is_none());
 
         let other_query = c.search("demo", Some(&cursor), None).unwrap_err();
-        assert_eq!(other_query.code(), SourceErrorCode::InvalidCursor);
+        assert_eq!(other_query.code(), DomainCode::InvalidCursor);
         let mut changed = c.clone();
         changed.revision = "blake3:other".into();
         assert_eq!(
@@ -513,15 +513,15 @@ mod tests {
                 .search("", Some(&cursor), Some(2))
                 .unwrap_err()
                 .code(),
-            SourceErrorCode::InvalidCursor
+            DomainCode::InvalidCursor
         );
         assert_eq!(
             c.search("", Some("garbage!"), None).unwrap_err().code(),
-            SourceErrorCode::InvalidCursor
+            DomainCode::InvalidCursor
         );
         assert_eq!(
             c.search("", None, Some(0)).unwrap_err().code(),
-            SourceErrorCode::InvalidQuery
+            DomainCode::InvalidQuery
         );
     }
 }

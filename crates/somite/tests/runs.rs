@@ -97,18 +97,31 @@ async fn a_validation_through_the_runtime_ends_with_a_receipt_that_validates_the
     let evidence = get(&client, format!("{}/api/evidence", serve.url)).await;
     assert_eq!(evidence["validated"], true, "{evidence}");
     assert_eq!(evidence["receipts"].as_array().unwrap().len(), 1);
-    let feed = get(&client, format!("{}/api/activity?after=0", serve.url)).await;
-    let runs: Vec<&Value> = feed["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| {
-            e["kind"] == somite_api::FeedKind::Run && e["data"]["run_id"] == run_id.as_str()
-        })
-        .collect();
-    assert!(runs.len() >= 3, "progress reaches the feed: {runs:#?}");
-    assert_eq!(
-        runs.last().unwrap()["data"]["evidence_receipt"],
-        receipt.as_str()
-    );
+    // The feed announces the terminal state after the status shows it (the
+    // runtime relays the supervisor's progress), so wait for it, bounded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let feed = get(&client, format!("{}/api/activity?after=0", serve.url)).await;
+        let runs: Vec<Value> = feed["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| {
+                e["kind"] == somite_api::FeedKind::Run && e["data"]["run_id"] == run_id.as_str()
+            })
+            .cloned()
+            .collect();
+        let announced = runs
+            .last()
+            .map(|run| run["data"]["evidence_receipt"].clone());
+        if announced == Some(Value::from(receipt.as_str())) {
+            assert!(runs.len() >= 3, "progress reaches the feed: {runs:#?}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the feed never announced the receipt: {runs:#?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }

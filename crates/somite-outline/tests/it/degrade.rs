@@ -3,9 +3,9 @@
 
 use crate::common::{tree, write};
 use proptest::prelude::*;
+use somite_api::{DomainCode, SourceCode};
 use somite_outline::{
-    DiagnosticCode, IO_ERROR, Limits, MAX_SOURCES, NOT_A_NEXTFLOW_REPOSITORY,
-    OUTLINE_LIMIT_EXCEEDED, OutlineError, lexer, outline, outline_with,
+    DiagnosticCode, Limits, MAX_SOURCES, OutlineError, lexer, outline, outline_with,
 };
 
 #[test]
@@ -88,7 +88,7 @@ fn channel_sources_of_one_value_are_cut_at_the_limit() {
 fn a_tree_without_its_entry_script_is_refused() {
     let dir = tree(&[("README.md", b"not a pipeline")]);
     let error = outline(dir.path()).unwrap_err();
-    assert_eq!(error.code(), NOT_A_NEXTFLOW_REPOSITORY);
+    assert_eq!(error.code(), SourceCode::NotANextflowRepository);
     assert!(error.recovery().contains("main.nf"));
 }
 
@@ -97,7 +97,7 @@ fn a_missing_root_is_an_io_error() {
     let dir = tree(&[]);
     let error = outline(&dir.path().join("gone")).unwrap_err();
     assert!(matches!(error, OutlineError::Io { .. }));
-    assert_eq!(error.code(), IO_ERROR);
+    assert_eq!(error.code(), DomainCode::Io);
 }
 
 #[test]
@@ -114,7 +114,7 @@ fn more_included_files_than_the_limit_are_refused() {
         ..Limits::default()
     };
     let error = outline_with(dir.path(), &limits).unwrap_err();
-    assert_eq!(error.code(), OUTLINE_LIMIT_EXCEEDED);
+    assert_eq!(error.code(), SourceCode::OutlineLimitExceeded);
     assert!(matches!(
         error,
         OutlineError::LimitExceeded {
@@ -133,7 +133,7 @@ fn more_bytes_than_the_limit_are_refused() {
         ..Limits::default()
     };
     let error = outline_with(dir.path(), &limits).unwrap_err();
-    assert_eq!(error.code(), OUTLINE_LIMIT_EXCEEDED);
+    assert_eq!(error.code(), SourceCode::OutlineLimitExceeded);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! and leaves nothing behind, neither in the store nor outside it.
 
 use crate::common::{Entry, StandIn, listing, tarball_of};
-use somite_source::SourceErrorCode;
+use somite_api::{ErrorCode, SourceCode};
 
 const SHA: &str = "3333333333333333333333333333333333333333";
 const TOP: &str = "evil-pipeline-3333333";
@@ -12,7 +12,7 @@ const TOP: &str = "evil-pipeline-3333333";
 async fn resolve_hostile(
     entries: &[Entry<'_>],
     root: &std::path::Path,
-) -> (SourceErrorCode, Vec<String>) {
+) -> (ErrorCode, Vec<String>) {
     let standin = StandIn::start().await;
     let main = format!("{TOP}/main.nf");
     let mut all = vec![
@@ -46,7 +46,7 @@ async fn a_path_climbing_out_is_refused() {
     let root = tempfile::tempdir().unwrap();
     let path = format!("{TOP}/../../../../../escaped.txt");
     let (code, left) = resolve_hostile(&[Entry::File(&path, b"x")], root.path()).await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 }
 
@@ -56,7 +56,7 @@ async fn an_absolute_path_is_refused() {
     let outside = root.path().join("escaped.txt");
     let (code, left) =
         resolve_hostile(&[Entry::File(outside.to_str().unwrap(), b"x")], root.path()).await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 }
 
@@ -72,7 +72,7 @@ async fn a_symlink_out_of_the_tree_is_refused() {
             root.path(),
         )
         .await;
-        assert_eq!(code, SourceErrorCode::UnsafeArchive, "{target}");
+        assert_eq!(code, SourceCode::UnsafeArchive, "{target}");
         assert_eq!(left, nothing_kept(), "{target}");
     }
 }
@@ -92,7 +92,7 @@ async fn nothing_is_written_through_an_in_tree_link() {
         root.path(),
     )
     .await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 }
 
@@ -101,12 +101,12 @@ async fn hard_links_and_fifos_are_refused() {
     let root = tempfile::tempdir().unwrap();
     let hard = format!("{TOP}/passwd");
     let (code, left) = resolve_hostile(&[Entry::Hardlink(&hard, "/etc/passwd")], root.path()).await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 
     let fifo = format!("{TOP}/pipe");
     let (code, left) = resolve_hostile(&[Entry::Fifo(&fifo)], root.path()).await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 }
 
@@ -115,7 +115,7 @@ async fn a_second_top_folder_or_a_repeated_path_is_refused() {
     let root = tempfile::tempdir().unwrap();
     let (code, left) =
         resolve_hostile(&[Entry::File("other-top/main.nf", b"x")], root.path()).await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 
     let again = format!("{TOP}/main.nf");
@@ -124,7 +124,7 @@ async fn a_second_top_folder_or_a_repeated_path_is_refused() {
         root.path(),
     )
     .await;
-    assert_eq!(code, SourceErrorCode::UnsafeArchive);
+    assert_eq!(code, SourceCode::UnsafeArchive);
     assert_eq!(left, nothing_kept());
 }
 
@@ -197,11 +197,7 @@ async fn an_archive_that_expands_past_the_cap_is_refused() {
             .resolve_github("evil/pipeline", SHA)
             .await
             .unwrap_err();
-        assert_eq!(
-            err.code(),
-            SourceErrorCode::ArchiveTooLarge,
-            "case {i}: {err}"
-        );
+        assert_eq!(err.code(), SourceCode::ArchiveTooLarge, "case {i}: {err}");
         assert_eq!(listing(root.path()), nothing_kept(), "case {i}");
     }
 }

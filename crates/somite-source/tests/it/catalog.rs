@@ -2,7 +2,8 @@
 //! cache, and the last good copy served offline with its age.
 
 use crate::common::{CatalogMode, StandIn, store_at};
-use somite_source::{CatalogOrigin, SourceErrorCode};
+use somite_api::{DomainCode, SourceCode};
+use somite_source::CatalogOrigin;
 use std::time::{Duration, SystemTime};
 
 #[tokio::test]
@@ -49,7 +50,7 @@ async fn pages_follow_the_cursor() {
         .search_nfcore("rna", first.next_cursor.as_deref(), Some(2))
         .await
         .unwrap_err();
-    assert_eq!(other.code(), SourceErrorCode::InvalidCursor);
+    assert_eq!(other.code(), DomainCode::InvalidCursor);
 }
 
 #[tokio::test]
@@ -102,7 +103,7 @@ async fn offline_the_last_good_catalog_is_served_with_its_age() {
         .search_nfcore("rnaseq", None, None)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ProviderUnavailable);
+    assert_eq!(err.code(), SourceCode::ProviderUnavailable);
 }
 
 #[tokio::test]
@@ -115,6 +116,6 @@ async fn a_catalog_of_another_shape_names_nf_core() {
         .search_nfcore("x", None, None)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ProviderResponseInvalid);
+    assert_eq!(err.code(), SourceCode::ProviderResponseInvalid);
     assert_eq!(err.details().unwrap()["provider"], "nf-core");
 }

@@ -4,7 +4,8 @@
 use crate::common::{
     DEMO_1_0_0, DEMO_1_0_1, Entry, FETCHNGS_1_12_0, RNASEQ_3_24_0, StandIn, listing, tarball_of,
 };
-use somite_source::{GithubToken, SourceErrorCode, SourceOrigin};
+use somite_api::{DomainCode, SourceCode};
+use somite_source::{GithubToken, SourceOrigin};
 use std::time::Duration;
 
 #[tokio::test]
@@ -115,7 +116,7 @@ async fn an_unknown_release_lists_the_published_ones() {
         .resolve_nfcore("demo", "2.0.0")
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ReleaseNotFound);
+    assert_eq!(err.code(), SourceCode::ReleaseNotFound);
     assert_eq!(
         err.details().unwrap()["known_releases"],
         serde_json::json!(["1.0.1", "1.0.0"])
@@ -132,7 +133,7 @@ async fn a_catalog_release_whose_archive_is_missing_stores_nothing() {
         .resolve_nfcore("rnaseq", "3.24.0")
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::RefNotFound);
+    assert_eq!(err.code(), SourceCode::RefNotFound);
     assert!(err.to_string().contains(RNASEQ_3_24_0), "{err}");
     assert_eq!(listing(&cache.path().join("somite/sources")), [".partial"]);
 }
@@ -146,17 +147,17 @@ async fn unknown_repositories_and_refs_are_told_apart() {
         .resolve_github("someone/nothing", "main")
         .await
         .unwrap_err();
-    assert_eq!(repo.code(), SourceErrorCode::RepositoryNotFound);
+    assert_eq!(repo.code(), SourceCode::RepositoryNotFound);
     let git_ref = store
         .resolve_github("nf-core/demo", "no-such-branch")
         .await
         .unwrap_err();
-    assert_eq!(git_ref.code(), SourceErrorCode::RefNotFound);
+    assert_eq!(git_ref.code(), SourceCode::RefNotFound);
     let invalid = store
         .resolve_github("nf-core/demo", "a..b")
         .await
         .unwrap_err();
-    assert_eq!(invalid.code(), SourceErrorCode::InvalidRequest);
+    assert_eq!(invalid.code(), DomainCode::InvalidRequest);
 }
 
 #[tokio::test]
@@ -169,7 +170,7 @@ async fn a_spent_rate_limit_says_when_it_resets() {
         .resolve_github("nf-core/demo", "master")
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::RateLimited);
+    assert_eq!(err.code(), SourceCode::RateLimited);
     let details = err.details().unwrap();
     assert_eq!(details["reset_at"], "2026-12-03T22:00:00Z");
     assert_eq!(details["provider"], "github");
@@ -222,7 +223,7 @@ async fn a_slow_provider_times_out() {
         .resolve_github("nf-core/demo", "master")
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ProviderUnavailable);
+    assert_eq!(err.code(), SourceCode::ProviderUnavailable);
     assert!(err.to_string().contains("did not answer within"), "{err}");
 }
 
@@ -237,7 +238,7 @@ async fn an_oversized_archive_is_refused_and_nothing_kept() {
         .resolve_nfcore("demo", "1.0.0")
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ArchiveTooLarge);
+    assert_eq!(err.code(), SourceCode::ArchiveTooLarge);
     assert_eq!(listing(&cache.path().join("somite/sources")), [".partial"]);
 
     let mut config = standin.config(cache.path());
@@ -247,7 +248,7 @@ async fn an_oversized_archive_is_refused_and_nothing_kept() {
         .resolve_nfcore("demo", "1.0.0")
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ArchiveTooLarge);
+    assert_eq!(err.code(), SourceCode::ArchiveTooLarge);
     assert!(err.to_string().contains("more than 10 entries"), "{err}");
     assert_eq!(listing(&cache.path().join("somite/sources")), [".partial"]);
 }
@@ -270,7 +271,7 @@ async fn a_repository_without_main_nf_is_not_a_pipeline() {
         .resolve_github("lab/scripts", sha)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::NotANextflowRepository);
+    assert_eq!(err.code(), SourceCode::NotANextflowRepository);
     assert_eq!(listing(&cache.path().join("somite/sources")), [".partial"]);
 }
 
@@ -290,6 +291,6 @@ async fn an_archive_of_another_commit_is_refused() {
         .resolve_github("nf-core/demo", asked)
         .await
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::ProviderResponseInvalid);
+    assert_eq!(err.code(), SourceCode::ProviderResponseInvalid);
     assert!(err.to_string().contains(DEMO_1_0_1), "{err}");
 }

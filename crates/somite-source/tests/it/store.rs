@@ -2,7 +2,8 @@
 //! digest other than the pinned one, is `source_tampered`.
 
 use crate::common::{DEMO_1_0_1, StandIn};
-use somite_source::{CommitSha, SourceErrorCode, TreeDigest};
+use somite_api::SourceCode;
+use somite_source::{CommitSha, TreeDigest};
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
 
@@ -34,7 +35,7 @@ async fn a_changed_file_is_refused() {
     let err = store
         .open(&source.commit, Some(&source.tree_digest))
         .unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::SourceTampered);
+    assert_eq!(err.code(), SourceCode::SourceTampered);
     assert_eq!(
         err.details().unwrap()["expected_tree_digest"],
         source.tree_digest.as_str()
@@ -52,7 +53,7 @@ async fn a_mode_change_an_added_file_or_a_fifo_is_refused() {
     fs::set_permissions(&main, fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(
         store.open(&source.commit, None).unwrap_err().code(),
-        SourceErrorCode::SourceTampered
+        SourceCode::SourceTampered
     );
     fs::set_permissions(&main, fs::Permissions::from_mode(0o644)).unwrap();
     store.open(&source.commit, None).unwrap();
@@ -64,14 +65,14 @@ async fn a_mode_change_an_added_file_or_a_fifo_is_refused() {
     .unwrap();
     assert_eq!(
         store.open(&source.commit, None).unwrap_err().code(),
-        SourceErrorCode::SourceTampered
+        SourceCode::SourceTampered
     );
     fs::remove_file(source.path().join("extra.config")).unwrap();
 
     std::os::unix::fs::symlink("/etc", source.path().join("escape")).unwrap();
     assert_eq!(
         store.open(&source.commit, None).unwrap_err().code(),
-        SourceErrorCode::SourceTampered
+        SourceCode::SourceTampered
     );
 }
 
@@ -80,7 +81,7 @@ async fn a_digest_other_than_the_pinned_one_is_refused() {
     let (_cache, store, source) = stored().await;
     let other: TreeDigest = format!("blake3:{}", "0".repeat(64)).parse().unwrap();
     let err = store.open(&source.commit, Some(&other)).unwrap_err();
-    assert_eq!(err.code(), SourceErrorCode::SourceTampered);
+    assert_eq!(err.code(), SourceCode::SourceTampered);
 }
 
 #[tokio::test]
@@ -89,7 +90,7 @@ async fn a_commit_never_fetched_is_not_found() {
     let commit: CommitSha = "5555555555555555555555555555555555555555".parse().unwrap();
     assert_eq!(
         store.open(&commit, None).unwrap_err().code(),
-        SourceErrorCode::SourceNotFound
+        SourceCode::SourceNotFound
     );
     let demo: CommitSha = DEMO_1_0_1.parse().unwrap();
     store.open(&demo, None).unwrap();
