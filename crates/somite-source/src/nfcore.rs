@@ -27,6 +27,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use somite_workflow::search::score;
 use std::collections::BTreeMap;
 
 /// Results per page unless asked otherwise.
@@ -361,29 +362,6 @@ fn index_terms(p: &NfCorePipeline) -> BTreeMap<String, u32> {
     }
     add(&p.description, weight::DESCRIPTION);
     terms
-}
-
-/// The score of one pipeline and the query terms it matched, in query order.
-fn score(indexed: &BTreeMap<String, u32>, terms: &[String]) -> (u32, Vec<String>) {
-    let mut total = 0;
-    let mut matched = Vec::new();
-    for term in terms {
-        let exact = indexed.get(term).copied();
-        let prefix = (term.chars().count() >= 3)
-            .then(|| {
-                indexed
-                    .range(term.clone()..)
-                    .take_while(|(t, _)| t.starts_with(term.as_str()))
-                    .map(|(_, w)| (w / 2).max(1))
-                    .max()
-            })
-            .flatten();
-        if let Some(best) = exact.into_iter().chain(prefix).max() {
-            total += best;
-            matched.push(term.clone());
-        }
-    }
-    (total, matched)
 }
 
 #[cfg(test)]

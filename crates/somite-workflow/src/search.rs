@@ -302,8 +302,11 @@ fn query_key(terms: &[String]) -> String {
     blake3::hash(terms.join(" ").as_bytes()).to_hex()[..32].to_owned()
 }
 
-/// The score of one operator and the query terms it matched, in query order.
-fn score(indexed: &BTreeMap<String, u32>, terms: &[String]) -> (u32, Vec<String>) {
+/// The score of one indexed entry (term → weight) and the query terms it
+/// matched, in query order: the best of an exact match and half a prefix
+/// match (terms of three characters or more) per term. The one ranking rule
+/// of the operator catalog and of the nf-core pipeline search.
+pub fn score(indexed: &BTreeMap<String, u32>, terms: &[String]) -> (u32, Vec<String>) {
     let mut total = 0;
     let mut matched = Vec::new();
     for term in terms {
