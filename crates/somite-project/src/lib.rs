@@ -14,6 +14,7 @@ pub mod lock;
 pub mod project;
 pub mod records;
 pub mod toolchain;
+pub mod views;
 
 pub use layout::Layout;
 pub use project::{Project, Seed, TransactionOutcome};

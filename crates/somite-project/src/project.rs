@@ -72,6 +72,7 @@ pub enum Seed {
 /// What a transaction did. Replays return the stored original with
 /// `replayed: true`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TransactionOutcome {
     pub previous_state_revision: Revision,
     pub state_revision: Revision,

@@ -23,6 +23,8 @@ pub mod serve;
 pub mod sse;
 pub mod state;
 pub mod web;
+#[cfg(test)]
+mod wire_schemas;
 
 use axum::Router;
 use axum::middleware;
