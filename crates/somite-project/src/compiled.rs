@@ -141,12 +141,15 @@ pub struct CompileOutcome {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CompileSummary {
+    /// The run-closure digest naming the package.
     pub digest: String,
     /// Where the package is, as the caller chose to show it.
     pub path: String,
+    /// The semantic revision the package was compiled from.
     pub graph_revision: String,
     pub files: usize,
     pub bytes: u64,
+    /// True when an identical, verified package was already on disk.
     pub reused: bool,
     pub pixi: PixiState,
     /// Why Pixi could not lock the package, when it ran and failed.

@@ -79,6 +79,7 @@ pub struct TransactionOutcome {
     pub graph_revision: Revision,
     pub summary: String,
     pub operations: usize,
+    /// True when this repeated an already-applied request.
     #[serde(default)]
     pub replayed: bool,
 }

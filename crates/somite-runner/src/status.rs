@@ -120,7 +120,8 @@ pub struct RunStatus {
     pub run_id: String,
     pub kind: RunKind,
     pub phase: RunPhase,
-    /// Increases with every change, so a poller can tell snapshots apart.
+    /// Increases with every change, so a poller can tell snapshots apart;
+    /// pass it back as `since_revision`.
     pub revision: u64,
     pub graph_revision: Revision,
     /// The digest of the compiled package the run executes.

@@ -75,6 +75,8 @@ pub struct ParamSpec {
 /// How a requirement can be met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+// Named apart from the assessment's wider set of the same name.
+#[cfg_attr(feature = "schemars", schemars(rename = "ResourceResolutionKind"))]
 #[serde(rename_all = "snake_case")]
 pub enum ResolutionKind {
     UseExisting,

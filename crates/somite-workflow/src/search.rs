@@ -159,6 +159,7 @@ pub struct SearchMatch {
     pub title: String,
     pub palette: String,
     pub kind: OperatorKind,
+    /// The exact operator revision a new node will pin.
     pub revision: Revision,
     pub score: u32,
     pub matched_terms: Vec<String>,
@@ -176,6 +177,7 @@ pub struct SearchPage {
     pub catalog_revision: Revision,
     pub total_matches: usize,
     pub matches: Vec<SearchMatch>,
+    /// The next page's cursor, valid only for this query and catalog revision.
     pub next_cursor: Option<String>,
 }
 

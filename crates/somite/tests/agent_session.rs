@@ -17,11 +17,12 @@
 mod support;
 
 use serde_json::{Value, json};
+use somite_test_support::ready_paired_reads;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{ready_paired_reads, sibling};
+use support::sibling;
 
 /// The test agent binary, next to `somite` in the same target directory.
 fn test_agent() -> PathBuf {

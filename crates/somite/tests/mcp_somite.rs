@@ -23,10 +23,11 @@ use somite_mcp::effects::Effect;
 use somite_mcp::somite_proxy::tool_effects;
 use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
+use somite_test_support::ready_paired_reads;
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{ready_paired_reads, standin_pixi};
+use support::standin_pixi;
 use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the

@@ -13,8 +13,9 @@
 mod support;
 
 use serde_json::{Value, json};
+use somite_test_support::ready_paired_reads;
 use std::time::{Duration, Instant};
-use support::{ServeChild, ready_paired_reads, sibling};
+use support::{ServeChild, sibling};
 
 async fn post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
     let response = client.post(url).json(&body).send().await.unwrap();

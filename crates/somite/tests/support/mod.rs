@@ -1,9 +1,9 @@
 //! What several of `somite`'s integration tests share: the binaries built
-//! beside `somite`, the ready paired-reads graph, and the Pixi stand-in
-//! behind a wrapper. Each test crate uses its own part of it.
+//! beside `somite` and the Pixi stand-in behind a wrapper (the ready
+//! paired-reads project is `somite_test_support`'s). Each test crate uses
+//! its own part of it.
 #![allow(dead_code)]
 
-use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -18,8 +18,6 @@ pub fn sibling(name: &str) -> PathBuf {
     );
     path
 }
-
-pub use somite_test_support::ready_paired_reads;
 
 /// A `pixi` in `dir` that runs `somite-pixi-standin`, a STAND-IN for Pixi
 /// and Nextflow (neither can be installed here), with `settings` (e.g.
