@@ -23,6 +23,7 @@ pub mod tools;
 
 pub use env_vars::EnvVars;
 pub use error::{
+    WorkshopCode,
     AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
 };
 pub use feed::FeedKind;
