@@ -23,7 +23,6 @@ pub mod tools;
 
 pub use env_vars::EnvVars;
 pub use error::{
-    WorkshopCode,
-    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
+    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode, WorkshopCode,
 };
 pub use feed::FeedKind;

@@ -181,10 +181,13 @@ pub fn check_candidate(
     };
     // `project.fastp` would read as the reviewed `qc.fastp` in a palette
     // or a transcript: a project name may not be a reviewed operator's.
-    if let Some(shadowed) = builtin
-        .entries()
-        .find(|e| e.contract.id == contract.id || e.contract.id.split_once('.').is_some_and(|(_, n)| n == name))
-    {
+    if let Some(shadowed) = builtin.entries().find(|e| {
+        e.contract.id == contract.id
+            || e.contract
+                .id
+                .split_once('.')
+                .is_some_and(|(_, n)| n == name)
+    }) {
         return Err(invalid(
             "contract.id",
             format!(
@@ -215,7 +218,8 @@ pub fn check_candidate(
         for part in &template.parts {
             if let ArgPart::Literal(text) = part
                 && (forbidden(text)
-                    || text.split_whitespace().count() > 1 && text.split_whitespace().any(forbidden))
+                    || text.split_whitespace().count() > 1
+                        && text.split_whitespace().any(forbidden))
             {
                 return Err(invalid(
                     &format!("contract.argv[{index}]"),
@@ -451,9 +455,6 @@ pub fn accept(project: &mut Project, digest: &str) -> Result<Accepted, Error> {
         operator_revision: candidate.operator_revision,
         previous_catalog_revision,
         catalog_revision: project.catalog().revision().clone(),
-        path: format!(
-            "{}/operators/{id}.json",
-            crate::layout::DATA_DIR
-        ),
+        path: format!("{}/operators/{id}.json", crate::layout::DATA_DIR),
     })
 }

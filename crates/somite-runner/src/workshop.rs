@@ -56,8 +56,15 @@ pub struct ProveRequest {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum TaskProofRecord {
     /// The task proof ran; `proof` is its record ([`crate::proof::Proof`]).
-    Ran { kind: String, passed: bool, proof: Value },
-    NotRun { kind: String, reason: String },
+    Ran {
+        kind: String,
+        passed: bool,
+        proof: Value,
+    },
+    NotRun {
+        kind: String,
+        reason: String,
+    },
 }
 
 /// The proof receipt: which candidate, which run, which closure.
@@ -162,7 +169,13 @@ struct PlannedInput {
 /// type when there is none.
 fn plan_inputs(catalog: &Catalog, candidate: &Candidate) -> Result<Vec<PlannedInput>, Error> {
     let mut planned = Vec::new();
-    for port in candidate.contract.ports.inputs.iter().filter(|p| !p.optional) {
+    for port in candidate
+        .contract
+        .ports
+        .inputs
+        .iter()
+        .filter(|p| !p.optional)
+    {
         let accepted = std::iter::once(port.ty).chain(port.union.iter().copied());
         let found = if port.resource.is_some() {
             None
@@ -451,7 +464,13 @@ fn task_proof(catalog: &Catalog, candidate: &Candidate, root: &Path) -> TaskProo
         return not_run(format!("`{tool}` is not on PATH"));
     }
     let mut fixtures = Vec::new();
-    for port in candidate.contract.ports.inputs.iter().filter(|p| !p.optional) {
+    for port in candidate
+        .contract
+        .ports
+        .inputs
+        .iter()
+        .filter(|p| !p.optional)
+    {
         match task_fixture(port.ty, &port.name) {
             Some(kind) => fixtures.push((port.name.clone(), kind)),
             None => {

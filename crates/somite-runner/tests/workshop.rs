@@ -118,7 +118,12 @@ async fn a_candidate_is_validated_in_its_own_fixture_graph_and_its_real_task_pro
 
     // The user's project is untouched: same graph, no project operator.
     assert_eq!(test.project.state_revision(), &before);
-    assert!(test.project.catalog().get("project.fastq_to_fasta").is_none());
+    assert!(
+        test.project
+            .catalog()
+            .get("project.fastq_to_fasta")
+            .is_none()
+    );
     assert!(!test.root().join(".somite/operators").exists());
 
     // The same key and candidate replay; another candidate under it conflicts.
@@ -160,7 +165,11 @@ async fn an_input_type_without_a_fixture_is_refused_with_the_type_named() {
     let mut draft = seqtk_draft("-a");
     draft["contract"]["ports"]["in"][0] = json!({"name": "reads", "type": "Vcf"});
     let refused = workshop
-        .prove(test.project.catalog(), &candidate(&draft), &key("prove-vcf-01"))
+        .prove(
+            test.project.catalog(),
+            &candidate(&draft),
+            &key("prove-vcf-01"),
+        )
         .unwrap_err();
     assert_eq!(refused.code, WorkshopCode::FixtureUnsupported);
     assert!(refused.message.contains("Vcf"), "{}", refused.message);

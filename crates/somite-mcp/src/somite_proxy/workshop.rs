@@ -149,7 +149,10 @@ impl SomiteServer {
         context: RequestContext<RoleServer>,
     ) -> Outcome<ProofReceiptResult> {
         let body = serde_json::json!({"idempotency_key": args.idempotency_key});
-        let path = format!("/operator-candidates/{}/proofs", percent_encode(&args.digest));
+        let path = format!(
+            "/operator-candidates/{}/proofs",
+            percent_encode(&args.digest)
+        );
         ToolOutcome(
             self.runtime
                 .call_for(
