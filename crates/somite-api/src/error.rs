@@ -143,6 +143,23 @@ code_group! {
 }
 
 code_group! {
+    /// The Operator Workshop: project operator candidates, their proofs and
+    /// their acceptance by a person.
+    WorkshopCode(Workshop) {
+        /// The candidate breaks a rule; the message and `details.field` name the field.
+        InvalidCandidate => "invalid_candidate",
+        /// The project already holds the most candidates it keeps, or the candidate is too large.
+        CandidateLimit => "candidate_limit",
+        /// An input of the candidate has a type no reviewed tiny fixture exists for.
+        FixtureUnsupported => "fixture_unsupported",
+        /// No candidate (or proof) with this digest (or id).
+        CandidateNotFound => "candidate_not_found",
+        /// Accepting would replace an operator revision the graph pins.
+        PinnedRevisionConflict => "pinned_revision_conflict",
+    }
+}
+
+code_group! {
     /// The Somite MCP adapter's link to the runtime.
     LinkCode(Link) {
         /// The runtime did not answer.
@@ -163,6 +180,7 @@ pub enum ErrorCode {
     Agent(AgentCode),
     Tool(ToolCode),
     Source(SourceCode),
+    Workshop(WorkshopCode),
     Link(LinkCode),
 }
 
@@ -175,6 +193,7 @@ impl ErrorCode {
             ErrorCode::Agent(code) => code.as_str(),
             ErrorCode::Tool(code) => code.as_str(),
             ErrorCode::Source(code) => code.as_str(),
+            ErrorCode::Workshop(code) => code.as_str(),
             ErrorCode::Link(code) => code.as_str(),
         }
     }
@@ -258,6 +277,7 @@ mod tests {
         codes.extend(AgentCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(ToolCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(SourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
+        codes.extend(WorkshopCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(LinkCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes
     }

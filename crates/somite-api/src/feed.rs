@@ -45,16 +45,19 @@ pub enum FeedKind {
     Run,
     /// The Agent panel's session: messages, tool calls, permissions.
     Agent,
+    /// An operator candidate was drafted, proven, accepted or rejected.
+    Workshop,
 }
 
 impl FeedKind {
     /// Every kind, for documentation and exhaustive tests.
-    pub const ALL: [FeedKind; 5] = [
+    pub const ALL: [FeedKind; 6] = [
         FeedKind::Transaction,
         FeedKind::Rebind,
         FeedKind::Compile,
         FeedKind::Run,
         FeedKind::Agent,
+        FeedKind::Workshop,
     ];
 
     /// The wire name.
@@ -65,6 +68,7 @@ impl FeedKind {
             FeedKind::Compile => "compile",
             FeedKind::Run => "run",
             FeedKind::Agent => "agent",
+            FeedKind::Workshop => "workshop",
         }
     }
 }

@@ -13,3 +13,10 @@ pub const MAX_DOCUMENT_BYTES: u64 = somite_workflow::limits::MAX_DOCUMENT_BYTES;
 /// The longest a run-status long-poll waits for a change (`wait_ms`). The
 /// MCP adapter's quick-call deadline must stay above it.
 pub const MAX_STATUS_WAIT: Duration = Duration::from_millis(25_000);
+
+/// The largest operator candidate (contract plus evidence, as JSON) a
+/// project keeps; the web form and the MCP tool describe the same bound.
+pub const MAX_CANDIDATE_BYTES: usize = 64 * 1024;
+
+/// The most operator candidates one project keeps at once.
+pub const MAX_CANDIDATES: usize = 32;

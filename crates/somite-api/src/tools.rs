@@ -20,6 +20,9 @@ pub mod somite {
     pub const RUN_STATUS: &str = "somite.run.status";
     pub const RUN_CANCEL: &str = "somite.run.cancel";
     pub const EVIDENCE_LOOKUP: &str = "somite.evidence.lookup";
+    pub const OPERATOR_CANDIDATE_DRAFT: &str = "somite.operator_candidate.draft";
+    pub const OPERATOR_CANDIDATE_PROVE: &str = "somite.operator_candidate.prove";
+    pub const OPERATOR_PROOF_STATUS: &str = "somite.operator_proof.status";
 
     /// Every tool, in the order the server lists them.
     pub const ALL: &[&str] = &[
@@ -33,6 +36,9 @@ pub mod somite {
         RUN_STATUS,
         RUN_CANCEL,
         EVIDENCE_LOOKUP,
+        OPERATOR_CANDIDATE_DRAFT,
+        OPERATOR_CANDIDATE_PROVE,
+        OPERATOR_PROOF_STATUS,
     ];
 }
 

@@ -305,7 +305,9 @@ mod tests {
         }
         assert_eq!(
             checked,
-            2 * (11 + 7 + 10),
+            2 * (somite_api::tools::pixi::ALL.len()
+                + somite_api::tools::nextflow::ALL.len()
+                + somite_api::tools::somite::ALL.len()),
             "every tool of the three servers"
         );
     }

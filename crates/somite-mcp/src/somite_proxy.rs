@@ -20,6 +20,8 @@
 //! what the runtime actually returns and a reply that does not match it is
 //! reported as `invalid_response`.
 
+mod workshop;
+
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolOutcome, outcome_schema_with};
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
@@ -68,7 +70,11 @@ call somite.readiness.get and resolve what it lists. Missing local resources (e.
 database) stay typed requirements: ask the user rather than searching the web for them. Do not \
 compile, run or validate while readiness is blocked; 5) validate with somite.validation.start, \
 follow it with somite.run.status (long-poll wait_ms), and call the graph validated only when \
-somite.evidence.lookup reports validated=true for its graph_revision.";
+somite.evidence.lookup reports validated=true for its graph_revision; 6) when the catalog truly \
+lacks a tool, draft one project.* contract with somite.operator_candidate.draft (a documentation \
+URL, the exact package pin and a help excerpt for every flag), prove it with \
+somite.operator_candidate.prove and read somite.operator_proof.status. A candidate is not in the \
+catalog: only the user can accept it, in the Project tools panel — tell them it awaits their review.";
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -368,7 +374,11 @@ impl SomiteServer {
                 capability,
                 client,
             },
-            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
+            tool_router: effects::finish(
+                Self::tool_router() + Self::workshop_router(),
+                tool_effects,
+                argument_error,
+            ),
         })
     }
 
@@ -396,13 +406,20 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         | somite_api::tools::somite::READINESS_GET
         | somite_api::tools::somite::CATALOG_SEARCH
         | somite_api::tools::somite::RUN_STATUS
-        | somite_api::tools::somite::EVIDENCE_LOOKUP => Effects::READ_LOCAL,
+        | somite_api::tools::somite::EVIDENCE_LOOKUP
+        | somite_api::tools::somite::OPERATOR_PROOF_STATUS => Effects::READ_LOCAL,
+        // A draft adds a file by its content digest and never replaces one.
+        somite_api::tools::somite::OPERATOR_CANDIDATE_DRAFT => Effects {
+            effects: &[Effect::Writes],
+            idempotent: true,
+        },
         // An edit may remove nodes and edges; cancelling stops a run.
         somite_api::tools::somite::GRAPH_APPLY_TRANSACTION
         | somite_api::tools::somite::RUN_CANCEL => EDITS,
         somite_api::tools::somite::WORKFLOW_COMPILE
         | somite_api::tools::somite::RUN_START
-        | somite_api::tools::somite::VALIDATION_START => REACHES_CHANNELS,
+        | somite_api::tools::somite::VALIDATION_START
+        | somite_api::tools::somite::OPERATOR_CANDIDATE_PROVE => REACHES_CHANNELS,
         _ => return None,
     })
 }
@@ -729,6 +746,35 @@ mod tests {
         ] {
             assert!(loopback_base_url(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Accepting or rejecting a candidate is a person's decision: no tool
+    /// of this server can do it, and every workshop tool is declared.
+    #[test]
+    fn candidate_acceptance_is_absent_from_mcp() {
+        let server = SomiteServer::new("http://127.0.0.1:1", None).unwrap();
+        let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
+        for workshop in [
+            somite_api::tools::somite::OPERATOR_CANDIDATE_DRAFT,
+            somite_api::tools::somite::OPERATOR_CANDIDATE_PROVE,
+            somite_api::tools::somite::OPERATOR_PROOF_STATUS,
+        ] {
+            assert!(names.iter().any(|n| n == workshop), "{names:?}");
+        }
+        for name in &names {
+            assert!(
+                !["accept", "reject", "publish", "admit"]
+                    .iter()
+                    .any(|verb| name.contains(verb)),
+                "{name} decides a candidate"
+            );
+        }
+        let draft = tool_effects(somite_api::tools::somite::OPERATOR_CANDIDATE_DRAFT).unwrap();
+        assert!(draft.has(Effect::Writes) && !draft.has(Effect::Destroys));
+        let prove = tool_effects(somite_api::tools::somite::OPERATOR_CANDIDATE_PROVE).unwrap();
+        assert!(prove.has(Effect::Writes) && prove.has(Effect::ReachesNetwork));
+        let status = tool_effects(somite_api::tools::somite::OPERATOR_PROOF_STATUS).unwrap();
+        assert!(status.effects.is_empty());
     }
 
     #[test]

@@ -70,6 +70,17 @@ impl Layout {
         self.data().join("operators")
     }
 
+    /// Operator candidates waiting for a person's decision; never read
+    /// into the catalog.
+    pub fn operator_candidates(&self) -> PathBuf {
+        self.data().join("operator-candidates")
+    }
+
+    /// The isolated projects candidate proofs run in, one per proof.
+    pub fn candidate_proofs(&self) -> PathBuf {
+        self.operator_candidates().join("proofs")
+    }
+
     pub fn catalog(&self) -> PathBuf {
         self.data().join("catalog")
     }

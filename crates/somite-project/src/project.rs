@@ -263,6 +263,14 @@ impl Project {
         &self.catalog
     }
 
+    /// Reads the catalog again (reviewed contracts plus `.somite/operators/`)
+    /// and swaps it in only if it loads; the graph is untouched, so every
+    /// node keeps the revision it pinned.
+    pub fn reload_catalog(&mut self) -> Result<&Revision> {
+        self.catalog = load_catalog(&self.layout)?;
+        Ok(self.catalog.revision())
+    }
+
     pub fn document(&self) -> &WorkflowDocument {
         &self.document
     }

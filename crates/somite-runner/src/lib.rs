@@ -34,6 +34,7 @@ pub mod store;
 pub mod supervisor;
 pub mod timestamp;
 pub mod trace;
+pub mod workshop;
 
 pub use error::RunnerError;
 pub use somite_project::evidence::{EvidenceLookup, Receipt, ReceiptResult};

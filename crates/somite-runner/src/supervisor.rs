@@ -240,6 +240,12 @@ impl Supervisor {
         })
     }
 
+    /// The toolchain this supervisor runs with: candidate proofs
+    /// ([`crate::workshop`]) run with the same one.
+    pub fn toolchain(&self) -> &RunnerToolchain {
+        &self.inner.toolchain
+    }
+
     /// The runs [`open`](Supervisor::open) found unfinished and marked lost,
     /// for the activity feed to announce.
     pub fn recovered_runs(&self) -> &[RunStatus] {
@@ -816,7 +822,7 @@ fn describe_failure(
     .with_detail("failed_nodes", failed_nodes)
 }
 
-fn check_idempotency_key(key: &str) -> Result<(), RunnerError> {
+pub(crate) fn check_idempotency_key(key: &str) -> Result<(), RunnerError> {
     let valid = somite_workflow::limits::IDEMPOTENCY_KEY_CHARS.contains(&key.len())
         && key
             .bytes()

@@ -9,7 +9,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode};
+use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode, WorkshopCode};
 use somite_workflow::SomiteError;
 
 #[derive(Debug)]
@@ -73,6 +73,14 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             | SourceCode::NotANextflowRepository
             | SourceCode::OutlineLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
             SourceCode::SourceTampered => StatusCode::INTERNAL_SERVER_ERROR,
+        },
+        ErrorCode::Workshop(code) => match code {
+            WorkshopCode::InvalidCandidate | WorkshopCode::FixtureUnsupported => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            WorkshopCode::CandidateLimit => StatusCode::PAYLOAD_TOO_LARGE,
+            WorkshopCode::CandidateNotFound => StatusCode::NOT_FOUND,
+            WorkshopCode::PinnedRevisionConflict => StatusCode::CONFLICT,
         },
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.

@@ -25,6 +25,7 @@ pub mod state;
 pub mod web;
 #[cfg(test)]
 mod wire_schemas;
+pub mod workshop_routes;
 
 use axum::Router;
 use axum::middleware;
@@ -48,7 +49,13 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/workflow", get(routes::workflow))
         .route("/readiness", get(routes::readiness))
         .route("/catalog/search", get(routes::catalog_search))
-        .route("/catalog/operators/{id}", get(routes::catalog_operator));
+        .route("/catalog/operators/{id}", get(routes::catalog_operator))
+        .route("/operator-candidates", post(workshop_routes::draft))
+        .route(
+            "/operator-candidates/{digest}/proofs",
+            post(workshop_routes::prove),
+        )
+        .route("/operator-proofs/{id}", get(workshop_routes::proof_status));
     let human = shared
         .clone()
         .route("/health", get(routes::health))
@@ -70,7 +77,18 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
             post(agent_routes::answer_permission),
         )
         .route("/agent/config", post(agent_routes::set_config))
-        .route("/agent/disconnect", post(agent_routes::disconnect));
+        .route("/agent/disconnect", post(agent_routes::disconnect))
+        // The Project tools panel: listing, and the decisions only a
+        // person makes (never mounted under /mcp).
+        .route("/operator-candidates", get(workshop_routes::list))
+        .route(
+            "/operator-candidates/{digest}/accept",
+            post(workshop_routes::accept),
+        )
+        .route(
+            "/operator-candidates/{digest}/reject",
+            post(workshop_routes::reject),
+        );
     let mcp = shared
         .route("/transactions", post(routes::agent_transaction))
         .route("/compile", post(package_routes::agent_compile))

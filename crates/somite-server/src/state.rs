@@ -19,6 +19,7 @@ use somite_project::Project;
 use somite_project::compiled::Toolchain;
 use somite_project::views::{AppliedTransaction, TransactionReply};
 use somite_runner::Supervisor;
+use somite_runner::workshop::Workshop;
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,6 +33,8 @@ pub struct AppState {
     pub capabilities: Arc<Capabilities>,
     pub agents: AgentHost,
     pub runner: Supervisor,
+    /// Operator candidates' proofs, with the runner's toolchain.
+    pub workshop: Workshop,
     /// The Pixi compiles lock packages with (none: packages have no lock).
     pub compile_toolchain: Toolchain,
     pub sse_keepalive: Duration,
@@ -68,7 +71,9 @@ impl AppState {
             feed.clone(),
             capabilities.clone(),
         );
+        let workshop = Workshop::new(project.layout().clone(), runner.toolchain().clone());
         AppState {
+            workshop,
             project: Mutex::new(project),
             feed,
             documents: RecentDocuments::default(),

@@ -33,6 +33,7 @@ import { useTheme } from "./useTheme";
 // which keeps them out of the entry chunk's size budget.
 const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ default: m.AgentPanel })));
 const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
+const ProjectToolsPanel = lazy(() => import("../tools/ProjectToolsPanel").then((m) => ({ default: m.ProjectToolsPanel })));
 
 export function App() {
   const { workspace, contracts, controls } = useServices();
@@ -42,6 +43,7 @@ export function App() {
   const [agentOpen, setAgentOpen] = useState(false);
   const agentDock = useDockWidth();
   const [runPanelOpen, setRunPanelOpen] = useState(false);
+  const [toolsOpen, setToolsOpen] = useState(false);
   const contractEntries = useContractEntries();
   const [theme, toggleTheme] = useTheme();
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
@@ -231,6 +233,25 @@ export function App() {
               onClose={() => { setRunPanelOpen(false); }}
               onRevealNode={revealNode}
             />
+            </Suspense>
+          )}
+          <button
+            type="button"
+            className="button button--small tools-toggle"
+            aria-pressed={toolsOpen}
+            onClick={() => { setToolsOpen((open) => !open); }}
+          >
+            Project tools
+          </button>
+          {toolsOpen && (
+            <Suspense fallback={null}>
+              <ProjectToolsPanel
+                onClose={() => { setToolsOpen(false); }}
+                onAccepted={() => {
+                  workspace.refreshReadiness();
+                  workspace.notify("info", "Project operator accepted", "It is in the catalog now: search for it in the palette.");
+                }}
+              />
             </Suspense>
           )}
           <Notices notices={state.notices} />

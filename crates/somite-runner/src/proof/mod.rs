@@ -230,6 +230,35 @@ impl<'c> Prover<'c> {
         Ok(proof)
     }
 
+    /// Proves `operator_id` with its default parameters on the given
+    /// fixtures, one per input port: an operator no recipe names, such as
+    /// a project's operator candidate.
+    pub fn prove_on(
+        &mut self,
+        operator_id: &str,
+        fixtures: &[(String, fixtures::FixtureKind)],
+    ) -> Result<Proof, RunnerError> {
+        let entry = self
+            .catalog
+            .get(operator_id)
+            .filter(|e| e.contract.kind == OperatorKind::External)
+            .ok_or_else(|| RunnerError::ProofUnknownOperator {
+                operator_id: operator_id.to_owned(),
+            })?;
+        let mut inputs = BTreeMap::new();
+        for (port, kind) in fixtures {
+            let path = fixtures::materialize(*kind, &self.root.join("fixtures"))?;
+            inputs.insert(port.clone(), path);
+        }
+        let defaults = Recipe {
+            inputs: Vec::new(),
+            params: Vec::new(),
+        };
+        let doc = proof_document(self.catalog, operator_id, &defaults, &inputs)?;
+        let task = task_script(&doc, self.catalog, TARGET)?;
+        self.run(operator_id, entry, &task, &inputs)
+    }
+
     /// The task folder of proof `name`.
     fn task_dir(&self, name: &str) -> PathBuf {
         self.root.join("tasks").join(name)

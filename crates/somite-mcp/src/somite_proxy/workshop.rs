@@ -1,0 +1,197 @@
+//! The Operator Workshop's tools: draft a `project.*` operator candidate,
+//! prove it, and read the proof.
+//!
+//! Each is one call into the runtime's `/api/mcp/operator-candidates` and
+//! `/api/mcp/operator-proofs` routes. Accepting or rejecting a candidate is
+//! deliberately not a tool: a proof shows that a contract runs on its
+//! fixture, not that the user wants to trust it, so that decision stays
+//! with the Project tools panel, on routes the capability cannot reach.
+
+use super::{Outcome, SomiteServer, percent_encode, serde_urlencoded_pairs};
+use crate::envelope::ToolOutcome;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::JsonObject;
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    super::outcome_schema::<T>()
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftArgs {
+    /// One operator contract in the catalog's strict format (as JSON): an id
+    /// under `project.` that no reviewed operator uses, kind `external`, an
+    /// argv array starting with `bin` (no shell, no conda/pixi/docker/
+    /// nextflow), exact `pixi` pins, typed ports and an output glob or
+    /// `stdout` port for every output.
+    pub contract: Map<String, Value>,
+    /// `{documentation, packages, flags}`: the tool's https documentation URL
+    /// or a citation; one `name==version` per `pixi` pin; and for every flag
+    /// in argv `{flag, excerpt}` quoting the help or manual text it came from.
+    pub evidence: Map<String, Value>,
+}
+
+/// A stored candidate.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct DraftResult {
+    /// Names the candidate; pass it to somite.operator_candidate.prove.
+    pub digest: String,
+    pub operator_id: String,
+    /// The revision a node would pin once a person accepts the candidate.
+    pub operator_revision: String,
+    pub contract: Map<String, Value>,
+    pub evidence: Map<String, Value>,
+    pub drafted_at_ms: u64,
+    /// True when the same content was already stored.
+    pub replayed: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProveArgs {
+    /// The digest somite.operator_candidate.draft returned.
+    pub digest: String,
+    /// A fresh key per intended proof, `^[A-Za-z0-9_-]{8,128}$`; it becomes
+    /// the proof_id. Repeating it for the same candidate replays the proof.
+    pub idempotency_key: String,
+}
+
+/// A proof receipt: the candidate, the validation run and its closure.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ProofReceiptResult {
+    /// Pass it to somite.operator_proof.status.
+    pub proof_id: String,
+    pub candidate_digest: String,
+    pub operator_id: String,
+    pub operator_revision: String,
+    pub run_id: String,
+    pub graph_revision: String,
+    pub closure_digest: String,
+    /// Input port → the reviewed tiny fixture and import operator bound to it.
+    pub fixtures: Vec<Map<String, Value>>,
+    /// `{state: "ran", kind, passed, proof}` when the real tool was on PATH
+    /// (a task-level proof with the real binary, not a Nextflow run), else
+    /// `{state: "not_run", kind, reason}`.
+    pub task_proof: Map<String, Value>,
+    pub replayed: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProofStatusArgs {
+    pub proof_id: String,
+    /// Long-poll: wait up to this many milliseconds (at most 25,000) for a change.
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+    /// The run `revision` you already have; a newer one answers at once.
+    #[serde(default)]
+    pub since_revision: Option<u64>,
+}
+
+/// A proof's receipt with its run and, once ended, its evidence.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ProofStatusResult {
+    pub proof_id: String,
+    pub candidate_digest: String,
+    pub operator_id: String,
+    pub run_id: String,
+    pub closure_digest: String,
+    pub task_proof: Map<String, Value>,
+    /// The validation run's status (`phase`, `states`, `revision`, ...).
+    pub run: Map<String, Value>,
+    /// True only when the run ended and its evidence receipt verified as passed.
+    pub proven: bool,
+    #[serde(default)]
+    pub evidence: Option<Map<String, Value>>,
+}
+
+#[tool_router(router = workshop_router, vis = "pub(super)")]
+impl SomiteServer {
+    /// Persist one evidence-backed `project.*` operator candidate (the catalog's strict contract format plus documentation, package spec and a help excerpt per flag) without admitting it to the catalog; the same content again is a replay. Only a person can accept a candidate, in the Project tools panel.
+    #[tool(
+        name = "somite.operator_candidate.draft",
+        annotations(title = "Draft an operator candidate"),
+        output_schema = outcome_schema::<DraftResult>()
+    )]
+    async fn operator_candidate_draft(
+        &self,
+        Parameters(args): Parameters<DraftArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<DraftResult> {
+        let body = serde_json::json!({"contract": args.contract, "evidence": args.evidence});
+        ToolOutcome(
+            self.runtime
+                .call(
+                    reqwest::Method::POST,
+                    "/operator-candidates",
+                    Some(&body),
+                    &context,
+                )
+                .await,
+        )
+    }
+
+    /// Run the exact candidate once in an isolated, ready tiny-fixture graph through the production supervisor, as a validation runs (plus the real tool's task proof when it is on PATH); returns a proof receipt bound to the candidate digest and run closure.
+    #[tool(
+        name = "somite.operator_candidate.prove",
+        annotations(title = "Prove an operator candidate"),
+        output_schema = outcome_schema::<ProofReceiptResult>()
+    )]
+    async fn operator_candidate_prove(
+        &self,
+        Parameters(args): Parameters<ProveArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<ProofReceiptResult> {
+        let body = serde_json::json!({"idempotency_key": args.idempotency_key});
+        let path = format!(
+            "/operator-candidates/{}/proofs",
+            percent_encode(&args.digest)
+        );
+        ToolOutcome(
+            self.runtime
+                .call_for(
+                    super::Work::Long("preparing the candidate's proof"),
+                    reqwest::Method::POST,
+                    &path,
+                    Some(&body),
+                    &context,
+                )
+                .await,
+        )
+    }
+
+    /// Read a candidate proof through its run's terminal evidence; long-poll with wait_ms (up to 25,000). proven is true only once the run ended with a verified passing receipt.
+    #[tool(
+        name = "somite.operator_proof.status",
+        annotations(title = "Read a candidate proof"),
+        output_schema = outcome_schema::<ProofStatusResult>()
+    )]
+    async fn operator_proof_status(
+        &self,
+        Parameters(args): Parameters<ProofStatusArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<ProofStatusResult> {
+        let mut query = Vec::new();
+        query.extend(args.wait_ms.map(|w| ("wait_ms", w.to_string())));
+        query.extend(
+            args.since_revision
+                .map(|r| ("since_revision", r.to_string())),
+        );
+        let path = format!(
+            "/operator-proofs/{}?{}",
+            percent_encode(&args.proof_id),
+            serde_urlencoded_pairs(&query)
+        );
+        ToolOutcome(
+            self.runtime
+                .call(reqwest::Method::GET, &path, None, &context)
+                .await,
+        )
+    }
+}

@@ -1,0 +1,343 @@
+//! The Operator Workshop over real HTTP: every draft rule refused with its
+//! code and field, replay and limits, acceptance that reloads the live
+//! catalog without touching pinned nodes, and acceptance absent from the
+//! agent's router even with a live capability. (Proofs through the
+//! supervisor are tested in `somite-runner`, where the stand-in for `pixi`
+//! is built.)
+
+mod support;
+
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+use somite_api::headers::CAPABILITY;
+use somite_project::{Project, Seed};
+use somite_server::RunningServer;
+use somite_server::config::ServerConfig;
+use support::assert_envelope;
+
+struct Harness {
+    server: RunningServer,
+    client: Client,
+    _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    async fn start() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::open(dir.path(), Seed::Empty).unwrap();
+        let config = ServerConfig::loopback(dir.path(), "somite").unwrap();
+        let server = somite_server::start(&config, project).await.unwrap();
+        Harness {
+            server,
+            client: Client::new(),
+            _dir: dir,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.server.url())
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let response = self.client.get(self.url(path)).send().await.unwrap();
+        (response.status(), response.json().await.unwrap())
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> (StatusCode, Value) {
+        let response = self
+            .client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        (response.status(), response.json().await.unwrap())
+    }
+}
+
+/// `seqtk seq -a` as a project operator (see seqtk's README).
+fn draft() -> Value {
+    json!({
+        "contract": {
+            "id": "project.fastq_to_fasta",
+            "title": "seqtk seq -a: FASTQ to FASTA",
+            "palette": "Project tools",
+            "kind": "external",
+            "cost": "trivial",
+            "bin": "seqtk",
+            "pixi": {"seqtk": "1.3"},
+            "resources": {"cpus": 1, "memory_gb": 1},
+            "stdout": "fasta",
+            "argv": ["seqtk", "seq", "-a", "{input.reads}"],
+            "ports": {
+                "in": [{"name": "reads", "type": "Fastq", "union": ["FastqGz"]}],
+                "out": [{"name": "fasta", "type": "Fasta"}]
+            }
+        },
+        "evidence": {
+            "documentation": "https://github.com/lh3/seqtk#seqtk-examples",
+            "packages": ["seqtk==1.3"],
+            "flags": [{"flag": "-a", "excerpt": "Convert FASTQ to FASTA:\n\n    seqtk seq -a in.fq.gz > out.fa"}]
+        }
+    })
+}
+
+fn with(mut value: Value, pointer: &str, replacement: Value) -> Value {
+    *value.pointer_mut(pointer).unwrap() = replacement;
+    value
+}
+
+#[tokio::test]
+async fn each_draft_rule_is_refused_with_its_code_and_field() {
+    let h = Harness::start().await;
+    let argv = |tokens: Value| with(draft(), "/contract/argv", tokens);
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "not under project.",
+            with(draft(), "/contract/id", json!("seq.fastq_to_fasta")),
+            "contract.id",
+        ),
+        (
+            "shadows a reviewed id",
+            with(draft(), "/contract/id", json!("project.fastp")),
+            "contract.id",
+        ),
+        (
+            "unknown field (the catalog's strict parse)",
+            {
+                let mut body = draft();
+                body["contract"]["shell"] = json!(true);
+                body
+            },
+            "contract",
+        ),
+        (
+            "argv names an unknown input (the catalog's validator)",
+            argv(json!(["seqtk", "seq", "-a", "{input.missing}"])),
+            "contract",
+        ),
+        (
+            "a shell",
+            with(
+                argv(json!(["bash", "-c", "seqtk seq -a {input.reads}"])),
+                "/contract/bin",
+                json!("bash"),
+            ),
+            "contract.bin",
+        ),
+        (
+            "a Pixi call inside the argv",
+            argv(json!(["seqtk", "pixi", "-a", "{input.reads}"])),
+            "contract.argv[1]",
+        ),
+        (
+            "a Docker binary",
+            with(
+                argv(json!(["docker", "run", "-a", "{input.reads}"])),
+                "/contract/bin",
+                json!("docker"),
+            ),
+            "contract.bin",
+        ),
+        (
+            "a Nextflow pin",
+            with(
+                draft(),
+                "/contract/pixi",
+                json!({"seqtk": "1.3", "nextflow": "25.04.6"}),
+            ),
+            "contract.pixi.nextflow",
+        ),
+        (
+            "not external",
+            with(draft(), "/contract/kind", json!("inprocess")),
+            "contract",
+        ),
+        (
+            "no documentation",
+            with(draft(), "/evidence/documentation", json!("see web")),
+            "evidence.documentation",
+        ),
+        (
+            "packages differ from the pins",
+            with(draft(), "/evidence/packages", json!(["seqtk==1.4"])),
+            "evidence.packages",
+        ),
+        (
+            "a flag without its excerpt",
+            with(draft(), "/evidence/flags", json!([])),
+            "evidence.flags",
+        ),
+    ];
+    for (why, body, field) in cases {
+        let (status, refused) = h.post("/api/operator-candidates", &body).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{why}: {refused}");
+        assert_envelope(&refused, "invalid_candidate");
+        assert_eq!(refused["details"]["field"], field, "{why}: {refused}");
+    }
+    let (_, listed) = h.get("/api/operator-candidates").await;
+    assert_eq!(listed["candidates"], json!([]), "nothing refused was kept");
+
+    let mut huge = draft();
+    huge["evidence"]["flags"][0]["excerpt"] = json!(format!(
+        "-a {}",
+        "x".repeat(somite_api::limits::MAX_CANDIDATE_BYTES)
+    ));
+    let (status, refused) = h.post("/api/operator-candidates", &huge).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{refused}");
+    assert_envelope(&refused, "candidate_limit");
+}
+
+#[tokio::test]
+async fn a_draft_is_stored_once_replays_and_the_project_keeps_at_most_32() {
+    let h = Harness::start().await;
+    let (status, first) = h.post("/api/operator-candidates", &draft()).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    assert_eq!(first["replayed"], false);
+    let digest = first["digest"].as_str().unwrap().to_owned();
+    let (status, again) = h.post("/api/operator-candidates", &draft()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (again["replayed"].clone(), again["digest"].clone()),
+        (json!(true), json!(digest))
+    );
+    // Never in the catalog.
+    let (status, _) = h.get("/api/catalog/operators/project.fastq_to_fasta").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    for n in 1..somite_api::limits::MAX_CANDIDATES {
+        let body = with(draft(), "/contract/title", json!(format!("version {n}")));
+        let (status, answer) = h.post("/api/operator-candidates", &body).await;
+        assert_eq!(status, StatusCode::CREATED, "{answer}");
+    }
+    let over = with(draft(), "/contract/title", json!("one too many"));
+    let (status, refused) = h.post("/api/operator-candidates", &over).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{refused}");
+    assert_envelope(&refused, "candidate_limit");
+    let (_, listed) = h.get("/api/operator-candidates").await;
+    let candidates = listed["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), somite_api::limits::MAX_CANDIDATES);
+    // Each later version names the earlier one for the panel's diff.
+    assert_eq!(candidates[0]["previous_digest"], Value::Null);
+    assert_eq!(candidates[1]["previous_digest"], json!(digest));
+}
+
+#[tokio::test]
+async fn accepting_reloads_the_catalog_and_never_replaces_a_pinned_revision() {
+    let h = Harness::start().await;
+    let (_, drafted) = h.post("/api/operator-candidates", &draft()).await;
+    let digest = drafted["digest"].as_str().unwrap().to_owned();
+    let (_, workflow) = h.get("/api/workflow").await;
+    let catalog_before = workflow["catalog_revision"].clone();
+
+    let (status, accepted) = h
+        .post(
+            &format!("/api/operator-candidates/{digest}/accept"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    assert_eq!(accepted["previous_catalog_revision"], catalog_before);
+    assert_ne!(accepted["catalog_revision"], catalog_before);
+    let (status, entry) = h.get("/api/catalog/operators/project.fastq_to_fasta").await;
+    assert_eq!(status, StatusCode::OK, "{entry}");
+    assert_eq!(entry["revision"], drafted["operator_revision"]);
+    let (_, listed) = h.get("/api/operator-candidates").await;
+    assert_eq!(
+        listed["candidates"],
+        json!([]),
+        "an accepted candidate leaves the list"
+    );
+
+    // A node pins the accepted revision; a changed version cannot replace it.
+    let (_, workflow) = h.get("/api/workflow").await;
+    let edit = json!({
+        "base_state_revision": workflow["state_revision"],
+        "idempotency_key": "place-project-tool",
+        "summary": "place the project tool",
+        "operations": [{"op": "add_operator", "node_id": "fasta", "operator_id": "project.fastq_to_fasta", "x": 0, "y": 0}]
+    });
+    let (status, placed) = h.post("/api/transactions", &edit).await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let changed = with(
+        draft(),
+        "/contract/argv",
+        json!(["seqtk", "seq", "-a", "-C", "{input.reads}"]),
+    );
+    let changed = with(
+        changed,
+        "/evidence/flags",
+        json!([{"flag": "-a", "excerpt": "seqtk seq -a in.fq.gz > out.fa"},
+               {"flag": "-C", "excerpt": "-C        drop comments at the header lines"}]),
+    );
+    let (_, second) = h.post("/api/operator-candidates", &changed).await;
+    let second = second["digest"].as_str().unwrap().to_owned();
+    let (status, refused) = h
+        .post(
+            &format!("/api/operator-candidates/{second}/accept"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_envelope(&refused, "pinned_revision_conflict");
+    let (_, entry_after) = h.get("/api/catalog/operators/project.fastq_to_fasta").await;
+    assert_eq!(entry_after["revision"], entry["revision"]);
+    let (_, workflow_after) = h.get("/api/workflow").await;
+    assert_eq!(workflow_after["state_revision"], placed["state_revision"]);
+
+    // Reject deletes.
+    let (status, _) = h
+        .post(
+            &format!("/api/operator-candidates/{second}/reject"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, listed) = h.get("/api/operator-candidates").await;
+    assert_eq!(listed["candidates"], json!([]));
+}
+
+#[tokio::test]
+async fn acceptance_is_rejected_on_the_agent_router() {
+    let h = Harness::start().await;
+    let (_, capability) = h.server.state.capabilities.issue();
+    let agent = |path: &str| {
+        h.client
+            .post(h.url(&format!("/api/mcp{path}")))
+            .header(CAPABILITY, capability.expose())
+            .json(&json!({}))
+    };
+    let response = agent("/operator-candidates")
+        .json(&draft())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::CREATED,
+        "the agent can draft"
+    );
+    let drafted: Value = response.json().await.unwrap();
+    let digest = drafted["digest"].as_str().unwrap();
+    for decision in ["accept", "reject"] {
+        let response = agent(&format!("/operator-candidates/{digest}/{decision}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{decision}");
+        assert_envelope(&response.json().await.unwrap(), "not_found");
+    }
+    let listing = h
+        .client
+        .get(h.url("/api/mcp/operator-candidates"))
+        .header(CAPABILITY, capability.expose())
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        listing.status().is_client_error(),
+        "the panel's list is not the agent's"
+    );
+    let (status, _) = h.get("/api/catalog/operators/project.fastq_to_fasta").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "still not in the catalog");
+}
