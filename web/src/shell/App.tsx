@@ -16,6 +16,7 @@ import { EMPTY_SELECTION, selectOnly } from "../canvas/selection";
 import { useCanvasActions } from "../canvas/useCanvasActions";
 import type { FieldFocus } from "../inspector/Inspector";
 import { Inspector } from "../inspector/Inspector";
+import { FindData } from "../data/FindData";
 import { Palette } from "../palette/Palette";
 import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
@@ -35,7 +36,7 @@ const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ defau
 const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
 
 export function App() {
-  const { workspace, contracts, controls } = useServices();
+  const { workspace, contracts, controls, data } = useServices();
   const state = useWorkspaceState();
   const controlsState = useControlsState();
   const agentState = useAgentState();
@@ -47,6 +48,7 @@ export function App() {
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [focus, setFocus] = useState<FieldFocus | undefined>();
   const [panelOpen, setPanelOpen] = useState(false);
+  const [findDataOpen, setFindDataOpen] = useState(false);
   const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
 
   const document = state.snapshot?.document;
@@ -210,6 +212,17 @@ export function App() {
             actions={actions}
             colorMode={theme}
           />
+          {findDataOpen ? (
+            <FindData data={data} onClose={() => { setFindDataOpen(false); }} />
+          ) : (
+            <button
+              type="button"
+              className="button button--small find-data-toggle"
+              onClick={() => { setFindDataOpen(true); }}
+            >
+              Find data
+            </button>
+          )}
           {panelOpen && state.readiness && (
             <RequirementsPanel
               readiness={state.readiness}
