@@ -832,6 +832,47 @@ trimmed_r1 = { glob = "out/trimmed_R1.fastq.gz" }
     }
 
     #[test]
+    fn compressed_and_verified_outputs_need_literal_paths_and_their_tools() {
+        let gz = FASTP
+            .replace("fastp = \"0.24.0\"", "fastp = \"0.24.0\", gzip = \"1.14\"")
+            .replace(
+                "{ glob = \"out/trimmed_R1.fastq.gz\" }",
+                "{ glob = \"out/trimmed_R1.fastq.gz\", gzip = true }",
+            );
+        OperatorContract::from_toml(&gz).unwrap();
+        let wild = gz.replace("out/trimmed_R1.fastq.gz\", gzip", "out/*.fastq.gz\", gzip");
+        assert!(OperatorContract::from_toml(&wild).is_err());
+        let unpinned = gz.replace(", gzip = \"1.14\"", "");
+        assert!(OperatorContract::from_toml(&unpinned).is_err());
+
+        let verified = FASTP
+            .replace("fastp = \"0.24.0\"", "fastp = \"0.24.0\", coreutils = \"9.11\"")
+            .replace(
+                "{ glob = \"out/trimmed_R1.fastq.gz\" }",
+                "{ glob = \"out/*.gz\", checksum = { algorithm = \"bsd_sum\", listing = \"tmp/CHECKSUMS\" } }",
+            );
+        OperatorContract::from_toml(&verified).unwrap();
+        for listing in ["../CHECKSUMS", "/tmp/CHECKSUMS", "tmp/*", ""] {
+            let bad = verified.replace("tmp/CHECKSUMS", listing);
+            assert!(OperatorContract::from_toml(&bad).is_err(), "{listing}");
+        }
+        let bad = verified.replace("bsd_sum", "md5");
+        assert!(OperatorContract::from_toml(&bad).is_err());
+        let bad = verified.replace(", coreutils = \"9.11\"", "");
+        assert!(OperatorContract::from_toml(&bad).is_err());
+    }
+
+    #[test]
+    fn only_tool_operators_fetch_over_the_network_and_the_flag_is_identity() {
+        let plain = OperatorContract::from_toml(FASTP).unwrap();
+        let network = OperatorContract::from_toml(&format!("network = true\n{FASTP}")).unwrap();
+        assert!(network.network);
+        assert_ne!(plain.revision(), network.revision());
+        let source = "id = \"files.x\"\ntitle = \"x\"\npalette = \"Inputs\"\nkind = \"source\"\ncost = \"trivial\"\nnetwork = true\n";
+        assert!(OperatorContract::from_toml(source).is_err());
+    }
+
+    #[test]
     fn argv_templates_parse_conditions_and_parts() {
         let t = ArgTemplate::parse("?!r2:--prefix={work}/out/{param.name}.x").unwrap();
         assert_eq!(t.condition, Some(ArgCondition::Unbound("r2".into())));

@@ -609,3 +609,34 @@ fn sra_run(root: &Path, served: &Path, name: &str, reads: &[&Path]) -> Result<()
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bsd_sum_is_what_gnu_sum_prints() {
+        // `printf 'hello\n' | sum` prints `36979     1`.
+        assert_eq!(bsd_sum(b"hello\n"), (36979, 1));
+        assert_eq!(bsd_sum(b""), (0, 0));
+        assert_eq!(bsd_sum(&[0xff; 1025]).1, 2);
+    }
+
+    #[test]
+    fn the_assembly_package_is_a_zip_unzip_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = materialize(FixtureKind::AssemblyPackage, dir.path()).unwrap();
+        let out = Command::new("unzip").arg("-Z1").arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let listing = String::from_utf8(out.stdout).unwrap();
+        for name in [
+            "ncbi_dataset/data/GCF_000000000.1/GCF_000000000.1_somite_proof_genomic.fna",
+            "ncbi_dataset/data/GCF_000000000.1/genomic.gtf",
+            "ncbi_dataset/data/GCF_000000000.1/genomic.gff",
+        ] {
+            assert!(listing.lines().any(|l| l == name), "{listing}");
+        }
+        let test = Command::new("unzip").arg("-tq").arg(&path).output().unwrap();
+        assert!(test.status.success(), "{}", String::from_utf8_lossy(&test.stdout));
+    }
+}
