@@ -276,8 +276,10 @@ fn rate_limited(provider: DataProvider, after: Duration, at: SystemTime) -> Data
 }
 
 pub(crate) fn rfc3339(at: SystemTime) -> String {
+    // Whole seconds, as the cache keeps them.
     jiff::Timestamp::try_from(at)
-        .map(|t| t.round(jiff::Unit::Second).unwrap_or(t).to_string())
+        .and_then(|t| jiff::Timestamp::from_second(t.as_second()))
+        .map(|t| t.to_string())
         .unwrap_or_default()
 }
 
