@@ -143,15 +143,14 @@ code_group! {
 }
 
 code_group! {
-    /// Public-data search (`somite-data`): NCBI and Ensembl. A spent rate
-    /// limit and an answer outside the provider's documented shape reuse the
-    /// source group's `rate_limited` and `provider_response_invalid`.
+    /// Public-data search (`somite-data`): NCBI and Ensembl. A bad query is
+    /// the domain's `invalid_query`; a spent rate limit and an answer
+    /// outside the provider's documented shape reuse the source group's
+    /// `rate_limited` and `provider_response_invalid`.
     DataCode(Data) {
         /// The provider did not answer, timed out, failed, or sent more than
         /// Somite accepts, and nothing is cached for the request.
         SourceUnavailable => "source_unavailable",
-        /// The query, a filter, the limit or the cursor is not acceptable.
-        InvalidQuery => "invalid_query",
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::model::DataProvider;
 use serde_json::json;
-use somite_api::{DataCode, Error, SourceCode};
+use somite_api::{DataCode, DomainCode, Error, SourceCode};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DataError {
@@ -42,7 +42,7 @@ impl DataError {
         let message = self.to_string();
         match self {
             DataError::InvalidQuery { field, .. } => Error::new(
-                DataCode::InvalidQuery,
+                DomainCode::InvalidQuery,
                 message,
                 "fix the named field: an accession (SRR…, PRJNA…, SAMN…, GCF_…, ENSG…, GeneID:672, txid9606) or text, kind reads|assembly|organism|gene|accession, provider ncbi|ensembl, limit 1–50, and a cursor only from the same query's previous page",
             )
