@@ -143,6 +143,18 @@ code_group! {
 }
 
 code_group! {
+    /// Public-data search (`somite-data`): NCBI and Ensembl. A bad query is
+    /// the domain's `invalid_query`; a spent rate limit and an answer
+    /// outside the provider's documented shape reuse the source group's
+    /// `rate_limited` and `provider_response_invalid`.
+    DataCode(Data) {
+        /// The provider did not answer, timed out, failed, or sent more than
+        /// Somite accepts, and nothing is cached for the request.
+        SourceUnavailable => "source_unavailable",
+    }
+}
+
+code_group! {
     /// The Somite MCP adapter's link to the runtime.
     LinkCode(Link) {
         /// The runtime did not answer.
@@ -163,6 +175,7 @@ pub enum ErrorCode {
     Agent(AgentCode),
     Tool(ToolCode),
     Source(SourceCode),
+    Data(DataCode),
     Link(LinkCode),
 }
 
@@ -175,6 +188,7 @@ impl ErrorCode {
             ErrorCode::Agent(code) => code.as_str(),
             ErrorCode::Tool(code) => code.as_str(),
             ErrorCode::Source(code) => code.as_str(),
+            ErrorCode::Data(code) => code.as_str(),
             ErrorCode::Link(code) => code.as_str(),
         }
     }
@@ -258,6 +272,7 @@ mod tests {
         codes.extend(AgentCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(ToolCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(SourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
+        codes.extend(DataCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(LinkCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes
     }

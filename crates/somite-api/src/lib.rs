@@ -23,6 +23,6 @@ pub mod tools;
 
 pub use env_vars::EnvVars;
 pub use error::{
-    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
+    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
 };
 pub use feed::FeedKind;

@@ -9,7 +9,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode};
+use somite_api::{AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode};
 use somite_workflow::SomiteError;
 
 #[derive(Debug)]
@@ -74,6 +74,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             | SourceCode::OutlineLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
             SourceCode::SourceTampered => StatusCode::INTERNAL_SERVER_ERROR,
         },
+        // A public-data provider that cannot answer: the gateway's failure.
+        ErrorCode::Data(DataCode::SourceUnavailable) => StatusCode::BAD_GATEWAY,
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.
         ErrorCode::Tool(_) | ErrorCode::Link(_) => StatusCode::INTERNAL_SERVER_ERROR,

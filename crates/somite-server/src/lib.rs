@@ -12,6 +12,7 @@ pub mod api_error;
 pub mod body;
 pub mod capability;
 pub mod config;
+pub mod data_routes;
 pub mod feed;
 pub mod guard;
 pub mod package_routes;
@@ -46,7 +47,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/workflow", get(routes::workflow))
         .route("/readiness", get(routes::readiness))
         .route("/catalog/search", get(routes::catalog_search))
-        .route("/catalog/operators/{id}", get(routes::catalog_operator));
+        .route("/catalog/operators/{id}", get(routes::catalog_operator))
+        .route("/data/search", get(data_routes::search));
     let human = shared
         .clone()
         .route("/health", get(routes::health))
