@@ -22,10 +22,10 @@ use crate::error::RunnerError;
 use crate::fixtures::{Fixture, Mate, representative, representative_resource};
 use serde_json::{Value, json};
 use somite_project::evidence::{FixtureBinding, ParameterOverride};
+use somite_workflow::Catalog;
 use somite_workflow::Revision;
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::compile::CompiledPackage;
-use somite_workflow::Catalog;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::types::PortType;
 use std::fs;
@@ -86,7 +86,11 @@ pub fn network_nodes(document: &WorkflowDocument, catalog: &Catalog) -> Vec<Stri
     let mut nodes: Vec<String> = document
         .nodes
         .iter()
-        .filter(|n| catalog.get(&n.operator_id).is_some_and(|e| e.contract.network))
+        .filter(|n| {
+            catalog
+                .get(&n.operator_id)
+                .is_some_and(|e| e.contract.network)
+        })
         .map(|n| n.id.clone())
         .collect();
     nodes.sort();
@@ -387,7 +391,14 @@ mod tests {
             envelope.code,
             somite_workflow::ErrorCode::RepresentativeFixtureUnsupported
         );
-        assert!(envelope.message.contains("reference"), "{}", envelope.message);
-        assert_eq!(envelope.details.unwrap()["network_nodes"], json!(["reference"]));
+        assert!(
+            envelope.message.contains("reference"),
+            "{}",
+            envelope.message
+        );
+        assert_eq!(
+            envelope.details.unwrap()["network_nodes"],
+            json!(["reference"])
+        );
     }
 }

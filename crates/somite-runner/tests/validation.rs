@@ -278,7 +278,10 @@ async fn a_graph_that_downloads_is_refused_before_any_process() {
         ErrorCode::RepresentativeFixtureUnsupported,
         "{error:?}"
     );
-    assert_eq!(error.details.unwrap()["network_nodes"], json!(["reference"]));
+    assert_eq!(
+        error.details.unwrap()["network_nodes"],
+        json!(["reference"])
+    );
     assert!(test.standin_invocations().is_empty());
 }
 

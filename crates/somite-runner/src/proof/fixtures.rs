@@ -434,9 +434,18 @@ fn assembly_package() -> Vec<u8> {
         "{{\"accession\":\"{PACKAGE_ACCESSION}\",\"assemblyInfo\":{{\"assemblyName\":\"somite_proof\",\"assemblyLevel\":\"Chromosome\"}}}}\n"
     );
     stored_zip(&[
-        ("README.md", b"Synthetic NCBI Datasets package for Somite's operator proofs.\n".to_vec()),
-        ("ncbi_dataset/data/dataset_catalog.json", catalog.into_bytes()),
-        ("ncbi_dataset/data/assembly_data_report.jsonl", report.into_bytes()),
+        (
+            "README.md",
+            b"Synthetic NCBI Datasets package for Somite's operator proofs.\n".to_vec(),
+        ),
+        (
+            "ncbi_dataset/data/dataset_catalog.json",
+            catalog.into_bytes(),
+        ),
+        (
+            "ncbi_dataset/data/assembly_data_report.jsonl",
+            report.into_bytes(),
+        ),
         (
             &format!("{data}/{PACKAGE_ACCESSION}_somite_proof_genomic.fna"),
             fasta(&[(CHROMOSOME, reference())]),
@@ -556,7 +565,11 @@ fn served(root: &Path) -> Result<PathBuf, RunnerError> {
         ];
         for (folder, name, bytes) in folders {
             let (checksum, blocks) = bsd_sum(bytes);
-            let checksum = if tampered { checksum ^ 0x5a5a } else { checksum };
+            let checksum = if tampered {
+                checksum ^ 0x5a5a
+            } else {
+                checksum
+            };
             write(served.join(&folder).join(&name), bytes)?;
             write(
                 served.join(&folder).join("CHECKSUMS"),
@@ -586,11 +599,20 @@ fn sra_run(root: &Path, served: &Path, name: &str, reads: &[&Path]) -> Result<()
     let database = build.join("run");
     let archive = served.join(format!("{name}.sra"));
     let mut load = Command::new("latf-load");
-    load.args(["--platform", "ILLUMINA", "--quality", "PHRED_33", "--output"])
-        .arg(&database)
-        .args(reads);
+    load.args([
+        "--platform",
+        "ILLUMINA",
+        "--quality",
+        "PHRED_33",
+        "--output",
+    ])
+    .arg(&database)
+    .args(reads);
     let mut pack = Command::new("kar");
-    pack.arg("--create").arg(&archive).arg("--directory").arg(&database);
+    pack.arg("--create")
+        .arg(&archive)
+        .arg("--directory")
+        .arg(&database);
     for (tool, command) in [("latf-load", &mut load), ("kar", &mut pack)] {
         let out = command
             .current_dir(&build)
@@ -626,8 +648,16 @@ mod tests {
     fn the_assembly_package_is_a_zip_unzip_lists() {
         let dir = tempfile::tempdir().unwrap();
         let path = materialize(FixtureKind::AssemblyPackage, dir.path()).unwrap();
-        let out = Command::new("unzip").arg("-Z1").arg(&path).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("unzip")
+            .arg("-Z1")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let listing = String::from_utf8(out.stdout).unwrap();
         for name in [
             "ncbi_dataset/data/GCF_000000000.1/GCF_000000000.1_somite_proof_genomic.fna",
@@ -636,7 +666,15 @@ mod tests {
         ] {
             assert!(listing.lines().any(|l| l == name), "{listing}");
         }
-        let test = Command::new("unzip").arg("-tq").arg(&path).output().unwrap();
-        assert!(test.status.success(), "{}", String::from_utf8_lossy(&test.stdout));
+        let test = Command::new("unzip")
+            .arg("-tq")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            test.status.success(),
+            "{}",
+            String::from_utf8_lossy(&test.stdout)
+        );
     }
 }

@@ -31,8 +31,8 @@ pub struct LoopbackServer {
 impl LoopbackServer {
     /// Serves `root` on an ephemeral loopback port.
     pub fn start(root: PathBuf) -> Result<LoopbackServer, RunnerError> {
-        let listener =
-            TcpListener::bind("127.0.0.1:0").map_err(|e| RunnerError::io(Path::new("127.0.0.1"), e))?;
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .map_err(|e| RunnerError::io(Path::new("127.0.0.1"), e))?;
         let address = listener
             .local_addr()
             .map_err(|e| RunnerError::io(Path::new("127.0.0.1"), e))?;
@@ -156,7 +156,10 @@ mod tests {
         let server = LoopbackServer::start(dir.path().join("served")).unwrap();
         let ok = get(server.base_url(), "/a/file.txt");
         assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
-        assert!(ok.contains("Content-Length: 5") && ok.ends_with("hello"), "{ok}");
+        assert!(
+            ok.contains("Content-Length: 5") && ok.ends_with("hello"),
+            "{ok}"
+        );
         for missing in ["/a/none.txt", "/a", "/../secret.txt", "/a/../../secret.txt"] {
             let answer = get(server.base_url(), missing);
             assert!(answer.starts_with("HTTP/1.1 404"), "{missing}: {answer}");

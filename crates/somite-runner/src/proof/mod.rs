@@ -247,10 +247,8 @@ impl<'c> Prover<'c> {
     /// written) on first use.
     fn loopback_url(&mut self) -> Result<String, RunnerError> {
         if self.loopback.is_none() {
-            let served = fixtures::materialize(
-                fixtures::FixtureKind::Served,
-                &self.root.join("fixtures"),
-            )?;
+            let served =
+                fixtures::materialize(fixtures::FixtureKind::Served, &self.root.join("fixtures"))?;
             self.loopback = Some(loopback::LoopbackServer::start(served)?);
         }
         Ok(self

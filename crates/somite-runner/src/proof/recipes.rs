@@ -309,14 +309,11 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         // server (see `super::loopback`): the real prefetch and curl, the
         // compiler's checksum verification, no NCBI or Ensembl.
         "sra.prefetch" => prove(vec![], vec![("accession", served_run(SERVED_PAIRED_RUN))]),
-        "sra.prefetch@single" => {
-            prove(vec![], vec![("accession", served_run(SERVED_SINGLE_RUN))])
-        }
+        "sra.prefetch@single" => prove(vec![], vec![("accession", served_run(SERVED_SINGLE_RUN))]),
         "sra.fasterq_dump" => prove(vec![("run", output("sra.prefetch", "run"))], vec![]),
-        "sra.fasterq_dump_single" => prove(
-            vec![("run", output("sra.prefetch@single", "run"))],
-            vec![],
-        ),
+        "sra.fasterq_dump_single" => {
+            prove(vec![("run", output("sra.prefetch@single", "run"))], vec![])
+        }
         "ncbi.datasets_genome" => Some(Err(
             "NCBI's datasets CLI is not packaged in Debian (bookworm), and it downloads only \
              from NCBI's own API, which the offline proofs cannot reach; its package layout \
@@ -327,7 +324,10 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
         }
         "ensembl.fasta" => prove(
             vec![],
-            ensembl(SERVED_RELEASE, &[("sequence", "dna"), ("region", "toplevel")]),
+            ensembl(
+                SERVED_RELEASE,
+                &[("sequence", "dna"), ("region", "toplevel")],
+            ),
         ),
         "ensembl.gtf" => prove(vec![], ensembl(SERVED_RELEASE, &[])),
         // A release whose CHECKSUMS are wrong: the proof must fail.
