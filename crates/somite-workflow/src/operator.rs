@@ -615,7 +615,9 @@ fn is_task_relative(path: &str) -> bool {
         && !path.starts_with('/')
         && !path.contains(GLOB_CHARS)
         && !path.chars().any(char::is_control)
-        && path.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 /// `family.name`, lower case.

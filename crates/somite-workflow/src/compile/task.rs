@@ -15,9 +15,9 @@ use super::plan::{CommandToken, Process, ProcessInput, StagedInput, WordPart};
 use super::quote::bash_literal;
 use super::{PIXI_MANIFEST, PIXI_MANIFEST_ENCODED};
 use crate::catalog::Catalog;
-use crate::operator::ChecksumAlgorithm;
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::WorkflowDocument;
+use crate::operator::ChecksumAlgorithm;
 use base64::Engine as _;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -323,9 +323,13 @@ pub(crate) fn script_lines(p: &Process<'_>) -> Vec<ScriptLine> {
         lines.push(text("somite_verify_bsd_sum() {"));
         lines.push(text("    local files=($2)"));
         lines.push(text(r#"    local name="${files[0]##*/}" listed='' line_sum line_blocks line_name found_sum found_blocks"#));
-        lines.push(text(r#"    while read -r line_sum line_blocks line_name; do"#));
+        lines.push(text(
+            r#"    while read -r line_sum line_blocks line_name; do"#,
+        ));
         lines.push(text(r#"        if [ "${line_name}" = "${name}" ] && [[ "${line_sum}" =~ ^[0-9]+$ ]] && [[ "${line_blocks}" =~ ^[0-9]+$ ]]; then"#));
-        lines.push(text(r#"            listed="$((10#${line_sum})) $((10#${line_blocks}))""#));
+        lines.push(text(
+            r#"            listed="$((10#${line_sum})) $((10#${line_blocks}))""#,
+        ));
         lines.push(text("        fi"));
         lines.push(text(r#"    done < "$3""#));
         lines.push(text(r#"    if [ -z "${listed}" ]; then"#));
@@ -335,8 +339,12 @@ pub(crate) fn script_lines(p: &Process<'_>) -> Vec<ScriptLine> {
         )));
         lines.push(text("        exit 1"));
         lines.push(text("    fi"));
-        lines.push(text(r#"    read -r found_sum found_blocks < <(sum -r < "${files[0]}")"#));
-        lines.push(text(r#"    if [ "${listed}" != "$((10#${found_sum})) $((10#${found_blocks}))" ]; then"#));
+        lines.push(text(
+            r#"    read -r found_sum found_blocks < <(sum -r < "${files[0]}")"#,
+        ));
+        lines.push(text(
+            r#"    if [ "${listed}" != "$((10#${found_sum})) $((10#${found_blocks}))" ]; then"#,
+        ));
         lines.push(text(&format!(
             r#"        echo "somite: {}: '${{name}}' (output '$1') does not match its published checksum (listed ${{listed}}, found ${{found_sum}} ${{found_blocks}})" >&2"#,
             p.node_id
