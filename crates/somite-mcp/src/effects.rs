@@ -32,7 +32,7 @@ pub enum Effect {
     /// Reaches hosts beyond this machine: Pixi solving or installing against
     /// package channels (`pixi lock`, `add`, `install`, `search`, `run`),
     /// Nextflow fetching plugins, containers or packages (`run`, `lint`,
-    /// `config`, `inspect`).
+    /// `config`, `inspect`), public-data search asking NCBI or Ensembl.
     ReachesNetwork,
 }
 
@@ -305,7 +305,9 @@ mod tests {
         }
         assert_eq!(
             checked,
-            2 * (11 + 7 + 10),
+            2 * (somite_api::tools::pixi::ALL.len()
+                + somite_api::tools::nextflow::ALL.len()
+                + somite_api::tools::somite::ALL.len()),
             "every tool of the three servers"
         );
     }
