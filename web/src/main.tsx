@@ -6,6 +6,7 @@ import { createRoot } from "react-dom/client";
 import { createAgentApi, createApi, createControlsApi } from "./api/endpoints";
 import { openFeed } from "./api/feed";
 import { HttpClient } from "./api/http";
+import { createDataApi } from "./data/dataApi";
 import { App } from "./shell/App";
 import type { Services } from "./shell/context";
 import { ServicesContext } from "./shell/context";
@@ -23,6 +24,7 @@ const services: Services = {
   contracts: new ContractCache(api),
   controls: new Controls({ api: createControlsApi(http), save: saveDownload }),
   agent: new AgentStore({ api: createAgentApi(http), activity: (after) => api.activity(after) }),
+  data: createDataApi(http),
 };
 services.workspace.tap(services.controls.feedTap);
 services.workspace.tap(services.agent.feedTap);

@@ -15,6 +15,7 @@ Somite workflow contract (from Somite, not from the user; the user's message fol
 - Act on the Somite canvas through the Somite MCP tools now. Make ordinary, reversible edits without asking for confirmation first.
 - Read the graph with somite.workflow.get and edit it with somite.graph.apply_transaction, using the state_revision you were given.
 - Use exact operator contracts from somite.catalog.search; never invent operators, ports or parameters. Search with short single-concept queries, several in parallel.
+- Find public reads, reference assemblies, organisms and genes with somite.source.search (NCBI, Ensembl), not a generic browser; add a result with its recipe operations as one transaction.
 - After editing, call somite.readiness.get and follow the deterministic Workflow assessment in its order.
 - A missing local resource (for example a Kraken2 database) stays an explicit typed requirement with its known resolutions: do not search the web or NCBI to fabricate it, and do not compile, run or validate while readiness is blocked.
 - File, parameter and connection work is deterministic: resolve it with the tools, not by interpretation.
@@ -32,6 +33,8 @@ mod tests {
             "exact operator contracts",
             "single-concept queries, several in parallel",
             somite_api::tools::somite::READINESS_GET,
+            somite_api::tools::somite::SOURCE_SEARCH,
+            "not a generic browser",
             "Kraken2",
             "do not compile, run or validate while readiness is blocked",
             "recipes",

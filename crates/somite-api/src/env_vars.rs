@@ -76,6 +76,24 @@ impl EnvVars {
     /// set and non-empty; never logged, never shown.
     pub const GITHUB_TOKEN: &'static str = "GITHUB_TOKEN";
 
+    // ---- Public data (NCBI, Ensembl) ----
+
+    /// Replaces the NCBI Datasets v2 base
+    /// (`https://api.ncbi.nlm.nih.gov/datasets/v2`); any http(s) URL.
+    pub const SOMITE_NCBI_DATASETS_URL: &'static str = "SOMITE_NCBI_DATASETS_URL";
+    /// Replaces the NCBI E-utilities base
+    /// (`https://eutils.ncbi.nlm.nih.gov/entrez/eutils`); any http(s) URL.
+    pub const SOMITE_NCBI_EUTILS_URL: &'static str = "SOMITE_NCBI_EUTILS_URL";
+    /// Replaces the Ensembl REST base (`https://rest.ensembl.org`); any http(s) URL.
+    pub const SOMITE_ENSEMBL_REST_URL: &'static str = "SOMITE_ENSEMBL_REST_URL";
+    /// Replaces the Ensembl release file server (`https://ftp.ensembl.org/pub`);
+    /// any http(s) URL.
+    pub const SOMITE_ENSEMBL_FTP_URL: &'static str = "SOMITE_ENSEMBL_FTP_URL";
+    /// The user's NCBI API key: sent as `api_key` to NCBI only when set and
+    /// non-empty (raising NCBI's limit from 3 to 10 requests a second);
+    /// never logged, cached under, or returned.
+    pub const NCBI_API_KEY: &'static str = "NCBI_API_KEY";
+
     // ---- The user's folders ----
 
     /// The user cache folder's parent (`$XDG_CACHE_HOME/somite`), when absolute.

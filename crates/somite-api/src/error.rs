@@ -160,6 +160,18 @@ code_group! {
 }
 
 code_group! {
+    /// Public-data search (`somite-data`): NCBI and Ensembl. A bad query is
+    /// the domain's `invalid_query`; a spent rate limit and an answer
+    /// outside the provider's documented shape reuse the source group's
+    /// `rate_limited` and `provider_response_invalid`.
+    DataCode(Data) {
+        /// The provider did not answer, timed out, failed, or sent more than
+        /// Somite accepts, and nothing is cached for the request.
+        SourceUnavailable => "source_unavailable",
+    }
+}
+
+code_group! {
     /// The Somite MCP adapter's link to the runtime.
     LinkCode(Link) {
         /// The runtime did not answer.
@@ -181,6 +193,7 @@ pub enum ErrorCode {
     Tool(ToolCode),
     Source(SourceCode),
     Workshop(WorkshopCode),
+    Data(DataCode),
     Link(LinkCode),
 }
 
@@ -194,6 +207,7 @@ impl ErrorCode {
             ErrorCode::Tool(code) => code.as_str(),
             ErrorCode::Source(code) => code.as_str(),
             ErrorCode::Workshop(code) => code.as_str(),
+            ErrorCode::Data(code) => code.as_str(),
             ErrorCode::Link(code) => code.as_str(),
         }
     }
@@ -278,6 +292,7 @@ mod tests {
         codes.extend(ToolCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(SourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(WorkshopCode::ALL.iter().map(|&c| ErrorCode::from(c)));
+        codes.extend(DataCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(LinkCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes
     }

@@ -23,6 +23,7 @@ pub mod tools;
 
 pub use env_vars::EnvVars;
 pub use error::{
-    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode, WorkshopCode,
+    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
+    WorkshopCode,
 };
 pub use feed::FeedKind;

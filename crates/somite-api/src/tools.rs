@@ -13,6 +13,7 @@ pub mod somite {
     pub const WORKFLOW_GET: &str = "somite.workflow.get";
     pub const READINESS_GET: &str = "somite.readiness.get";
     pub const CATALOG_SEARCH: &str = "somite.catalog.search";
+    pub const SOURCE_SEARCH: &str = "somite.source.search";
     pub const GRAPH_APPLY_TRANSACTION: &str = "somite.graph.apply_transaction";
     pub const WORKFLOW_COMPILE: &str = "somite.workflow.compile";
     pub const RUN_START: &str = "somite.run.start";
@@ -29,6 +30,7 @@ pub mod somite {
         WORKFLOW_GET,
         READINESS_GET,
         CATALOG_SEARCH,
+        SOURCE_SEARCH,
         GRAPH_APPLY_TRANSACTION,
         WORKFLOW_COMPILE,
         RUN_START,

@@ -32,7 +32,7 @@ pub enum Effect {
     /// Reaches hosts beyond this machine: Pixi solving or installing against
     /// package channels (`pixi lock`, `add`, `install`, `search`, `run`),
     /// Nextflow fetching plugins, containers or packages (`run`, `lint`,
-    /// `config`, `inspect`).
+    /// `config`, `inspect`), public-data search asking NCBI or Ensembl.
     ReachesNetwork,
 }
 

@@ -46,6 +46,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod source_tools;
+
 /// Bound on one runtime response (the document envelope plus room for the
 /// reply around it).
 const MAX_RESPONSE_BYTES: usize = 80 * 1024 * 1024;
@@ -63,7 +65,9 @@ const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 const INSTRUCTIONS: &str = "Somite's workflow canvas. Work on it directly with these tools: \
 1) call somite.workflow.get first and keep its state_revision; 2) find operators with short, \
 single-concept somite.catalog.search queries (several in parallel) and use only exact ids, \
-ports and parameters from the results — never invent a contract; 3) make small edits with \
+ports and parameters from the results — never invent a contract. For public reads, reference \
+assemblies, organisms and genes use somite.source.search (NCBI, Ensembl) rather than a generic \
+web browser, and apply a result's recipe operations as one transaction; 3) make small edits with \
 somite.graph.apply_transaction, passing the latest state_revision as base_state_revision and a \
 fresh idempotency_key; on stale_revision read the workflow again and re-apply; 4) after editing, \
 call somite.readiness.get and resolve what it lists. Missing local resources (e.g. a Kraken2 \
@@ -375,7 +379,7 @@ impl SomiteServer {
                 client,
             },
             tool_router: effects::finish(
-                Self::tool_router() + Self::workshop_router(),
+                Self::tool_router() + Self::workshop_router() + Self::source_router(),
                 tool_effects,
                 argument_error,
             ),
@@ -416,6 +420,11 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         // An edit may remove nodes and edges; cancelling stops a run.
         somite_api::tools::somite::GRAPH_APPLY_TRANSACTION
         | somite_api::tools::somite::RUN_CANCEL => EDITS,
+        // Asks NCBI or Ensembl (or serves their cached answers); changes nothing.
+        somite_api::tools::somite::SOURCE_SEARCH => Effects {
+            effects: &[Effect::ReachesNetwork],
+            idempotent: true,
+        },
         somite_api::tools::somite::WORKFLOW_COMPILE
         | somite_api::tools::somite::RUN_START
         | somite_api::tools::somite::VALIDATION_START

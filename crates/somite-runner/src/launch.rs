@@ -22,6 +22,7 @@ use crate::error::RunnerError;
 use crate::fixtures::{Fixture, Mate, representative, representative_resource};
 use serde_json::{Value, json};
 use somite_project::evidence::{FixtureBinding, ParameterOverride};
+use somite_workflow::Catalog;
 use somite_workflow::Revision;
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::compile::CompiledPackage;
@@ -76,6 +77,24 @@ pub fn root_inputs(document: &WorkflowDocument) -> Vec<RootInput> {
         .collect();
     roots.sort_by(|a, b| (&a.node_id, &a.port).cmp(&(&b.node_id, &b.port)));
     roots
+}
+
+/// The nodes whose contract fetches over the network (`network = true`),
+/// in node order: a validation, which runs offline, refuses them rather
+/// than download during what is meant to be an offline check.
+pub fn network_nodes(document: &WorkflowDocument, catalog: &Catalog) -> Vec<String> {
+    let mut nodes: Vec<String> = document
+        .nodes
+        .iter()
+        .filter(|n| {
+            catalog
+                .get(&n.operator_id)
+                .is_some_and(|e| e.contract.network)
+        })
+        .map(|n| n.id.clone())
+        .collect();
+    nodes.sort();
+    nodes
 }
 
 /// A root bound to its reviewed fixture.
@@ -345,5 +364,41 @@ mod tests {
         );
         assert!(fixture_value_override("align.star_index", "threads").is_none());
         assert!(fixture_value_override("qc.fastp", "min_length").is_none());
+    }
+
+    #[test]
+    fn download_nodes_are_named_for_a_validation_to_refuse() {
+        use somite_workflow::transaction::{Operation, apply_operations};
+        let catalog = Catalog::builtin().unwrap();
+        let operations: Vec<Operation> = serde_json::from_value(json!([
+            {"op": "add_operator", "node_id": "reference", "operator_id": "ensembl.fasta",
+             "params": {"release": 114, "species": "homo_sapiens",
+                        "file_species": "Homo_sapiens", "assembly": "GRCh38"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "unpack", "operator_id": "ref.gunzip_fasta",
+             "x": 240, "y": 0},
+            {"op": "connect", "edge_id": "e1", "from_node": "reference", "from_port": "sequences",
+             "to_node": "unpack", "to_port": "archive"}
+        ]))
+        .unwrap();
+        let document =
+            apply_operations(&WorkflowDocument::empty("t"), &catalog, &operations).unwrap();
+        assert_eq!(network_nodes(&document, &catalog), ["reference"]);
+        let error = RunnerError::NetworkUnsubstituted {
+            nodes: network_nodes(&document, &catalog),
+        };
+        let envelope = somite_workflow::SomiteError::from(error);
+        assert_eq!(
+            envelope.code,
+            somite_workflow::ErrorCode::RepresentativeFixtureUnsupported
+        );
+        assert!(
+            envelope.message.contains("reference"),
+            "{}",
+            envelope.message
+        );
+        assert_eq!(
+            envelope.details.unwrap()["network_nodes"],
+            json!(["reference"])
+        );
     }
 }

@@ -364,7 +364,13 @@ impl Supervisor {
         project.assess_graph().gate(action)?;
         let bound = match kind {
             RunKind::Run => Vec::new(),
-            RunKind::Validation => launch::bind_fixtures(&roots)?,
+            RunKind::Validation => {
+                let network = launch::network_nodes(document, project.catalog());
+                if !network.is_empty() {
+                    return Err(RunnerError::NetworkUnsubstituted { nodes: network });
+                }
+                launch::bind_fixtures(&roots)?
+            }
         };
         let pixi = self.inner.toolchain.usable_pixi()?.to_owned();
         let compiled = compiled::compile(project, &Toolchain::with_pixi(&pixi))?;

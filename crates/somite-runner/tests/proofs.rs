@@ -102,3 +102,67 @@ fn every_tool_operator_proves_or_declares_why_it_cannot() {
         .count();
     assert!(proven >= 60, "only {proven} operators proven");
 }
+
+/// The download operators' proofs fetch from the loopback file server; a
+/// download whose published checksum does not match fails its task, and
+/// the reads fasterq-dump extracts from the served run are the fixture
+/// reads it was loaded from.
+#[test]
+fn downloads_are_verified_and_sra_runs_round_trip() {
+    let catalog = Catalog::builtin().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut prover = Prover::new(&catalog, scratch.path());
+
+    let genuine = prover.prove("ensembl.fasta").unwrap();
+    assert!(genuine.passed, "{}", genuine.render());
+    let tampered = prover.prove("ensembl.fasta@tampered").unwrap();
+    assert!(!tampered.passed, "{}", tampered.render());
+    assert!(
+        tampered
+            .stderr_tail
+            .contains("does not match its published checksum"),
+        "{}",
+        tampered.render()
+    );
+
+    let paired = prover.prove("sra.fasterq_dump").unwrap();
+    assert!(paired.passed, "{}", paired.render());
+    let single = prover.prove("sra.fasterq_dump_single").unwrap();
+    assert!(single.passed, "{}", single.render());
+    let sequences = |fastq: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(fastq)
+            .lines()
+            .skip(1)
+            .step_by(4)
+            .map(str::to_owned)
+            .collect()
+    };
+    let gunzip = |path: &Path| {
+        let out = std::process::Command::new("gzip")
+            .arg("-dc")
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout
+    };
+    let fixture = |name: &str| {
+        let root = scratch.path().join("fixtures");
+        let kind = match name {
+            "r1" => somite_runner::proof::fixtures::FixtureKind::ReadsR1,
+            _ => somite_runner::proof::fixtures::FixtureKind::ReadsR2,
+        };
+        std::fs::read(somite_runner::proof::fixtures::materialize(kind, &root).unwrap()).unwrap()
+    };
+    let task = scratch.path().join("tasks/sra.fasterq_dump");
+    for mate in ["r1", "r2"] {
+        let dumped = gunzip(&task.join(format!("out/reads_{}.fastq.gz", &mate[1..])));
+        assert_eq!(sequences(&dumped), sequences(&fixture(mate)), "{mate}");
+    }
+    let dumped = gunzip(
+        &scratch
+            .path()
+            .join("tasks/sra.fasterq_dump_single/out/reads.fastq.gz"),
+    );
+    assert_eq!(sequences(&dumped), sequences(&fixture("r1")));
+}

@@ -265,6 +265,27 @@ async fn a_root_without_a_reviewed_fixture_is_refused_before_any_process() {
 }
 
 #[tokio::test]
+async fn a_graph_that_downloads_is_refused_before_any_process() {
+    let test = ensembl_reference();
+    let supervisor = Supervisor::open(test.root(), test.toolchain()).unwrap();
+    let error = SomiteError::from(
+        supervisor
+            .start_validation(&test.project, &request("network-01"))
+            .unwrap_err(),
+    );
+    assert_eq!(
+        error.code,
+        ErrorCode::RepresentativeFixtureUnsupported,
+        "{error:?}"
+    );
+    assert_eq!(
+        error.details.unwrap()["network_nodes"],
+        json!(["reference"])
+    );
+    assert!(test.standin_invocations().is_empty());
+}
+
+#[tokio::test]
 async fn a_tampered_receipt_is_reported_and_never_counts_as_evidence() {
     let test = single_end_qc();
     let toolchain = test

@@ -9,7 +9,9 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode, WorkshopCode};
+use somite_api::{
+    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode, WorkshopCode,
+};
 use somite_workflow::SomiteError;
 
 #[derive(Debug)]
@@ -82,6 +84,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             WorkshopCode::CandidateNotFound => StatusCode::NOT_FOUND,
             WorkshopCode::PinnedRevisionConflict => StatusCode::CONFLICT,
         },
+        // A public-data provider that cannot answer: the gateway's failure.
+        ErrorCode::Data(DataCode::SourceUnavailable) => StatusCode::BAD_GATEWAY,
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.
         ErrorCode::Tool(_) | ErrorCode::Link(_) => StatusCode::INTERNAL_SERVER_ERROR,

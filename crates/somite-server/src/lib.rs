@@ -12,6 +12,7 @@ pub mod api_error;
 pub mod body;
 pub mod capability;
 pub mod config;
+pub mod data_routes;
 pub mod feed;
 pub mod guard;
 pub mod package_routes;
@@ -55,7 +56,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
             "/operator-candidates/{digest}/proofs",
             post(workshop_routes::prove),
         )
-        .route("/operator-proofs/{id}", get(workshop_routes::proof_status));
+        .route("/operator-proofs/{id}", get(workshop_routes::proof_status))
+        .route("/data/search", get(data_routes::search));
     let human = shared
         .clone()
         .route("/health", get(routes::health))

@@ -38,6 +38,8 @@ pub struct AppState {
     /// The Pixi compiles lock packages with (none: packages have no lock).
     pub compile_toolchain: Toolchain,
     pub sse_keepalive: Duration,
+    /// The public-data search, built on first use (tests set their own).
+    pub data: std::sync::OnceLock<Arc<somite_data::DataSearch>>,
 }
 
 /// Who made an edit, for the feed.
@@ -82,6 +84,7 @@ impl AppState {
             runner,
             compile_toolchain,
             sse_keepalive,
+            data: std::sync::OnceLock::new(),
         }
     }
 

@@ -1028,3 +1028,35 @@ async fn a_project_awaiting_recovery_refuses_every_write_until_rebound_from_the_
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
+
+#[tokio::test]
+async fn data_search_renders_its_failures_as_envelopes() {
+    let h = Harness::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let mut config = somite_data::DataConfig::new(cache.path());
+    // Port 9 (discard) refuses on loopback: a provider that is down.
+    config.ncbi_datasets_url = "http://127.0.0.1:9/datasets/v2".into();
+    config.request_timeout = Duration::from_secs(5);
+    let search = somite_data::DataSearch::new(config).unwrap();
+    assert!(
+        h.server
+            .state
+            .data
+            .set(std::sync::Arc::new(search))
+            .is_ok()
+    );
+    let (status, body) = h.get("/api/data/search?query=9606").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_envelope(&body, "invalid_query");
+    let (status, body) = h.get("/api/data/search?query=GCF_000001405.40").await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY);
+    assert_envelope(&body, "source_unavailable");
+    assert_eq!(body["details"]["provider"], "ncbi_datasets");
+    let (status, body) = h.get("/api/data/search?query=human&surprise=1").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_envelope(&body, "invalid_request");
+    // The MCP path exists and is behind the capability.
+    let (status, body) = h.get("/api/mcp/data/search?query=human").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_envelope(&body, "capability_required");
+}

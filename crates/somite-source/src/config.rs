@@ -193,7 +193,7 @@ fn checked_url(name: &str, url: String) -> Result<String> {
 
 /// `$XDG_CACHE_HOME/somite` when absolute, else `~/Library/Caches/Somite`
 /// on macOS and `~/.cache/somite` elsewhere (as the MCP documentation cache).
-fn default_cache_dir(var: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf> {
+pub fn default_cache_dir(var: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf> {
     if let Some(xdg) = var(EnvVars::XDG_CACHE_HOME).map(PathBuf::from)
         && xdg.is_absolute()
     {

@@ -719,6 +719,46 @@ fn assess_node(
         it.evidence = derived(entry, field, at_port(node, &port.name));
         items.push(it);
     }
+    if contract.network {
+        items.push(network_item(node, entry));
+    }
+}
+
+/// A node that fetches public data is an input that needs the network: not
+/// a blocker (nothing is missing), but the run needs a connection, and a
+/// validation, which runs offline, substitutes a fixture for its outputs
+/// and reports the node as not exercised.
+fn network_item(node: &Node, entry: &CatalogEntry) -> Item {
+    let mut it = item(
+        node,
+        ItemKind::Input,
+        "network",
+        format!("{} downloads its data when the workflow runs", node.id),
+        format!(
+            "{} ({}) fetches over the network at run time; the run needs a connection. \
+             A validation runs offline: it substitutes a fixture for the node's outputs \
+             and reports the node as not exercised.",
+            node.id, entry.contract.title
+        ),
+    );
+    it.required = false;
+    it.evidence = derived(
+        entry,
+        "network".to_owned(),
+        GraphEvidence {
+            node_id: node.id.clone(),
+            port: None,
+            param: None,
+            pinned_revision: None,
+        },
+    );
+    it.resolutions.push(resolution(
+        format!("{}:review", it.id),
+        ResolutionKind::Review,
+        "Run where NCBI or Ensembl is reachable".into(),
+        true,
+    ));
+    it
 }
 
 /// Existing outputs in the document that `port` would accept.

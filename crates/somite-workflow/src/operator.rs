@@ -205,6 +205,37 @@ pub struct OutputSpec {
     pub ty: Option<PortType>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub optional: bool,
+    /// The command writes the glob's path without its `.gz` suffix and the
+    /// task compresses it (`gzip -n`): for a tool with no compressed output
+    /// of its own, such as fasterq-dump.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gzip: bool,
+    /// A published checksum the output must match before the task counts
+    /// as done (a download verified against its provider's listing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<ChecksumSpec>,
+}
+
+/// How a downloaded output is verified.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChecksumSpec {
+    pub algorithm: ChecksumAlgorithm,
+    /// The checksum listing the command fetched, relative to the task
+    /// folder; the output's line in it is found by the output's file name.
+    pub listing: String,
+}
+
+/// The checksum algorithms providers publish that a task can verify.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChecksumAlgorithm {
+    /// The Unix `sum` command's default (BSD) 16-bit checksum and its count
+    /// of 1 KiB blocks, one `CHECKSUM BLOCKS NAME` line per file: what
+    /// Ensembl's FTP `CHECKSUMS` files hold. Verified with GNU `sum -r`.
+    BsdSum,
 }
 
 /// A reviewed operator contract.
@@ -236,6 +267,11 @@ pub struct OperatorContract {
     /// The output port that receives the command's standard output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdout: Option<String>,
+    /// The command fetches public data over the network (an SRA run, an
+    /// assembly package, an Ensembl file): readiness says so, and a
+    /// validation, which runs offline, substitutes a fixture for its outputs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub network: bool,
     /// Where the catalog read this contract from, field by field; set by
     /// [`crate::catalog::Catalog::parse_contract`], never part of the file.
     #[serde(skip)]
@@ -421,7 +457,7 @@ impl OperatorContract {
                 })
                 .collect()
         };
-        revision_of(&json!({
+        let mut identity = json!({
             "id": self.id,
             "kind": self.kind,
             "bin": self.bin,
@@ -432,7 +468,13 @@ impl OperatorContract {
             "argv": self.argv,
             "outputs": self.outputs,
             "stdout": self.stdout,
-        }))
+        });
+        // Only when set, so the revisions of contracts without it (every
+        // tool contract before network operators existed) stay as pinned.
+        if self.network {
+            identity["network"] = json!(true);
+        }
+        revision_of(&identity)
     }
 
     /// Checks the contract as a whole.
@@ -492,6 +534,34 @@ impl OperatorContract {
                 Some(_) => {}
             }
         }
+        for (port, spec) in &self.outputs {
+            if spec.gzip {
+                let plain = spec.glob.strip_suffix(".gz").unwrap_or_default();
+                if plain.is_empty() || plain.contains(GLOB_CHARS) {
+                    return fail(format!(
+                        "outputs.{port}.gzip needs a literal glob ending in `.gz`"
+                    ));
+                }
+                if !self.pixi.contains_key("gzip") {
+                    return fail(format!("outputs.{port}.gzip needs gzip pinned in pixi"));
+                }
+            }
+            if let Some(checksum) = &spec.checksum {
+                if !is_task_relative(&checksum.listing) {
+                    return fail(format!(
+                        "outputs.{port}.checksum.listing must be a literal path inside the task folder"
+                    ));
+                }
+                if !self.pixi.contains_key("coreutils") {
+                    return fail(format!(
+                        "outputs.{port}.checksum needs coreutils (`sum`) pinned in pixi"
+                    ));
+                }
+            }
+        }
+        if self.network && self.kind != OperatorKind::External {
+            return fail("only an external operator fetches over the network".into());
+        }
         if let Some(port) = &self.stdout
             && self.output(port).is_none()
         {
@@ -546,6 +616,20 @@ impl OperatorContract {
         }
         Ok(())
     }
+}
+
+/// The characters that make a glob match more than one literal name.
+const GLOB_CHARS: &[char] = &['*', '?', '['];
+
+/// A literal relative path that stays inside the task folder.
+fn is_task_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains(GLOB_CHARS)
+        && !path.chars().any(char::is_control)
+        && path
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 /// `family.name`, lower case.
@@ -759,6 +843,47 @@ trimmed_r1 = { glob = "out/trimmed_R1.fastq.gz" }
         assert_eq!(a.revision(), b.revision());
         b.params[0].default = Some(serde_json::json!(4));
         assert_ne!(a.revision(), b.revision());
+    }
+
+    #[test]
+    fn compressed_and_verified_outputs_need_literal_paths_and_their_tools() {
+        let gz = FASTP
+            .replace("fastp = \"0.24.0\"", "fastp = \"0.24.0\", gzip = \"1.14\"")
+            .replace(
+                "{ glob = \"out/trimmed_R1.fastq.gz\" }",
+                "{ glob = \"out/trimmed_R1.fastq.gz\", gzip = true }",
+            );
+        OperatorContract::from_toml(&gz).unwrap();
+        let wild = gz.replace("out/trimmed_R1.fastq.gz\", gzip", "out/*.fastq.gz\", gzip");
+        assert!(OperatorContract::from_toml(&wild).is_err());
+        let unpinned = gz.replace(", gzip = \"1.14\"", "");
+        assert!(OperatorContract::from_toml(&unpinned).is_err());
+
+        let verified = FASTP
+            .replace("fastp = \"0.24.0\"", "fastp = \"0.24.0\", coreutils = \"9.11\"")
+            .replace(
+                "{ glob = \"out/trimmed_R1.fastq.gz\" }",
+                "{ glob = \"out/*.gz\", checksum = { algorithm = \"bsd_sum\", listing = \"tmp/CHECKSUMS\" } }",
+            );
+        OperatorContract::from_toml(&verified).unwrap();
+        for listing in ["../CHECKSUMS", "/tmp/CHECKSUMS", "tmp/*", ""] {
+            let bad = verified.replace("tmp/CHECKSUMS", listing);
+            assert!(OperatorContract::from_toml(&bad).is_err(), "{listing}");
+        }
+        let bad = verified.replace("bsd_sum", "md5");
+        assert!(OperatorContract::from_toml(&bad).is_err());
+        let bad = verified.replace(", coreutils = \"9.11\"", "");
+        assert!(OperatorContract::from_toml(&bad).is_err());
+    }
+
+    #[test]
+    fn only_tool_operators_fetch_over_the_network_and_the_flag_is_identity() {
+        let plain = OperatorContract::from_toml(FASTP).unwrap();
+        let network = OperatorContract::from_toml(&format!("network = true\n{FASTP}")).unwrap();
+        assert!(network.network);
+        assert_ne!(plain.revision(), network.revision());
+        let source = "id = \"files.x\"\ntitle = \"x\"\npalette = \"Inputs\"\nkind = \"source\"\ncost = \"trivial\"\nnetwork = true\n";
+        assert!(OperatorContract::from_toml(source).is_err());
     }
 
     #[test]

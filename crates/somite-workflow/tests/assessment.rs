@@ -386,3 +386,47 @@ fn the_assessment_json_carries_each_requirements_evidence() {
         insta::assert_json_snapshot!("assessment_with_evidence", a["items"]);
     });
 }
+
+/// A download node is an input that needs the network: an informative item
+/// that names the node and does not block, so the graph is still ready.
+#[test]
+fn a_download_node_is_an_input_that_needs_the_network() {
+    let catalog = somite_workflow::Catalog::builtin().unwrap();
+    let doc = apply_operations(
+        &WorkflowDocument::empty("t"),
+        &catalog,
+        &common::ops(vec![json!({"op": "add_operator", "node_id": "reference",
+            "operator_id": "ensembl.fasta",
+            "params": {"release": 114, "species": "homo_sapiens", "file_species": "Homo_sapiens",
+                       "assembly": "GRCh38"},
+            "x": 0, "y": 0})]),
+    )
+    .unwrap();
+    let a = assess(&doc, &catalog, &all_exist);
+    assert_eq!(a.state, AssessmentState::Ready, "{:#?}", a.items);
+    let item = a
+        .items
+        .iter()
+        .find(|i| i.id == "input:reference:network")
+        .unwrap_or_else(|| panic!("{:#?}", a.items));
+    assert_eq!(item.kind, ItemKind::Input);
+    assert!(!item.required);
+    let evidence = item.evidence.contract.as_ref().unwrap();
+    assert_eq!(
+        (evidence.operator_id.as_str(), evidence.field.as_str()),
+        ("ensembl.fasta", "network")
+    );
+    a.gate("run").unwrap();
+
+    // Without its required parameters it blocks like any other node.
+    let bare = apply_operations(
+        &WorkflowDocument::empty("t"),
+        &catalog,
+        &common::ops(vec![json!({"op": "add_operator", "node_id": "reference",
+            "operator_id": "ensembl.fasta", "x": 0, "y": 0})]),
+    )
+    .unwrap();
+    let a = assess(&bare, &catalog, &all_exist);
+    assert_eq!(a.state, AssessmentState::NeedsAction);
+    assert_eq!(a.required_count, 4, "{:#?}", a.items);
+}

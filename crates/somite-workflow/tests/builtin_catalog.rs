@@ -111,6 +111,13 @@ const REQUIRED_IDS: &[&str] = &[
     "seq.seqtk_fasta",
     "asm.flye",
     "class.krona",
+    "sra.prefetch",
+    "sra.fasterq_dump",
+    "sra.fasterq_dump_single",
+    "ncbi.datasets_genome",
+    "ncbi.datasets_extract_assembly",
+    "ensembl.fasta",
+    "ensembl.gtf",
 ];
 
 const PALETTE_GROUPS: &[&str] = &[
@@ -124,6 +131,7 @@ const PALETTE_GROUPS: &[&str] = &[
     "Assembly",
     "Annotation",
     "Sequences",
+    "Public data",
 ];
 
 fn contract<'c>(catalog: &'c Catalog, id: &str) -> &'c OperatorContract {

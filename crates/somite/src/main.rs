@@ -11,6 +11,7 @@
 
 mod commands;
 mod compile_cmd;
+mod data_cmd;
 mod docs_cmd;
 mod eval_cmd;
 mod failure;
@@ -57,6 +58,8 @@ enum Command {
     Docs(docs_cmd::DocsArgs),
     /// Score an ACP agent on a scenario through the real boundary.
     Eval(eval_cmd::EvalArgs),
+    /// Find public reads, assemblies, organisms and genes at NCBI and Ensembl.
+    Data(data_cmd::DataArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Docs(args) => docs_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Data(args) => data_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -407,3 +407,41 @@ fn a_project_in_use_names_the_server_holding_it() {
     assert!(json.stderr.is_empty(), "--json puts the envelope on stdout");
     assert_eq!(json_of(&json)["code"], "project_in_use");
 }
+
+/// `somite data search` without a runtime: refusals as envelopes, the
+/// provider named, nothing fetched from the real hosts (the bases point at
+/// a closed loopback port).
+#[test]
+fn data_search_refuses_with_envelopes() {
+    let cache = tempfile::tempdir().unwrap();
+    let data = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_somite"))
+            .args(args)
+            .env("XDG_CACHE_HOME", cache.path())
+            .env("SOMITE_NCBI_DATASETS_URL", "http://127.0.0.1:9/datasets/v2")
+            .env("SOMITE_NCBI_EUTILS_URL", "http://127.0.0.1:9/eutils")
+            .env("SOMITE_ENSEMBL_REST_URL", "http://127.0.0.1:9/rest")
+            .env("SOMITE_ENSEMBL_FTP_URL", "http://127.0.0.1:9/pub")
+            .env("NCBI_API_KEY", "cli-secret-key")
+            .output()
+            .unwrap()
+    };
+    let ambiguous = data(&["data", "search", "9606", "--json"]);
+    assert_eq!(ambiguous.status.code(), Some(1));
+    assert_eq!(json_of(&ambiguous)["code"], "invalid_query");
+
+    let down = data(&["data", "search", "GCF_000001405.40", "--json"]);
+    assert_eq!(down.status.code(), Some(1));
+    let envelope = json_of(&down);
+    assert_eq!(envelope["code"], "source_unavailable");
+    assert_eq!(envelope["details"]["provider"], "ncbi_datasets");
+    let everything = format!(
+        "{}{}",
+        String::from_utf8_lossy(&down.stdout),
+        String::from_utf8_lossy(&down.stderr)
+    );
+    assert!(!everything.contains("cli-secret-key"), "{everything}");
+
+    let bad_kind = data(&["data", "search", "x", "--kind", "genome"]);
+    assert_eq!(bad_kind.status.code(), Some(2), "a usage error");
+}

@@ -16,6 +16,7 @@ import { EMPTY_SELECTION, selectOnly } from "../canvas/selection";
 import { useCanvasActions } from "../canvas/useCanvasActions";
 import type { FieldFocus } from "../inspector/Inspector";
 import { Inspector } from "../inspector/Inspector";
+import { FindData } from "../data/FindData";
 import { Palette } from "../palette/Palette";
 import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
@@ -36,7 +37,7 @@ const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ defaul
 const ProjectToolsPanel = lazy(() => import("../tools/ProjectToolsPanel").then((m) => ({ default: m.ProjectToolsPanel })));
 
 export function App() {
-  const { workspace, contracts, controls } = useServices();
+  const { workspace, contracts, controls, data } = useServices();
   const state = useWorkspaceState();
   const controlsState = useControlsState();
   const agentState = useAgentState();
@@ -49,6 +50,7 @@ export function App() {
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [focus, setFocus] = useState<FieldFocus | undefined>();
   const [panelOpen, setPanelOpen] = useState(false);
+  const [findDataOpen, setFindDataOpen] = useState(false);
   const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
 
   const document = state.snapshot?.document;
@@ -212,6 +214,17 @@ export function App() {
             actions={actions}
             colorMode={theme}
           />
+          {findDataOpen ? (
+            <FindData data={data} onClose={() => { setFindDataOpen(false); }} />
+          ) : (
+            <button
+              type="button"
+              className="button button--small find-data-toggle"
+              onClick={() => { setFindDataOpen(true); }}
+            >
+              Find data
+            </button>
+          )}
           {panelOpen && state.readiness && (
             <RequirementsPanel
               readiness={state.readiness}

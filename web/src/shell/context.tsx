@@ -5,6 +5,7 @@
  */
 import { createContext, useContext, useSyncExternalStore } from "react";
 import type { SomiteApi } from "../api/endpoints";
+import type { DataApi } from "../data/dataApi";
 import type { AgentState, AgentStore } from "../state/agent";
 import type { ContractCache, ContractEntry } from "../state/contracts";
 import type { Controls, ControlsState } from "../state/controls";
@@ -16,6 +17,8 @@ export interface Services {
   readonly contracts: ContractCache;
   readonly controls: Controls;
   readonly agent: AgentStore;
+  /** The public-data search of the Find data panel. */
+  readonly data: DataApi;
 }
 
 export const ServicesContext = createContext<Services | null>(null);

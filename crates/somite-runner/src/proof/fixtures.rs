@@ -54,6 +54,12 @@ pub enum FixtureKind {
     /// compressed by the real `gzip`.
     GenomeGz,
     AnnotationGz,
+    /// `ncbi_dataset.zip`: an NCBI Datasets genome package holding the
+    /// genome, GTF and GFF3 under the layout `datasets` writes.
+    AssemblyPackage,
+    /// `served/`: the folder the loopback file server of the download
+    /// proofs serves (see [`served`]).
+    Served,
 }
 
 const CHROMOSOME: &str = "chrP";
@@ -92,6 +98,8 @@ pub fn materialize(kind: FixtureKind, root: &Path) -> Result<PathBuf, RunnerErro
         FixtureKind::GenomeGz => ("genome.fa.gz", gzip(&fasta(&[(CHROMOSOME, reference())]))?),
         FixtureKind::AnnotationGz => ("annotation.gtf.gz", gzip(&gtf())?),
         FixtureKind::Kraken2Db => return kraken2_db(root),
+        FixtureKind::AssemblyPackage => ("ncbi_dataset.zip", assembly_package()),
+        FixtureKind::Served => return served(root),
     };
     write_addressed(root, name, &bytes)
 }
@@ -401,5 +409,272 @@ fn zero_options_padding(opts: &mut [u8]) {
     if opts.len() == 64 {
         opts[33..40].fill(0);
         opts[60..64].fill(0);
+    }
+}
+
+/// The synthetic assembly accession of the package fixture: version 1 of
+/// the all-zero RefSeq number, which names no real assembly.
+pub const PACKAGE_ACCESSION: &str = "GCF_000000000.1";
+
+/// An NCBI Datasets genome package as `datasets download genome accession
+/// --include genome,gtf,gff3` lays it out (NCBI Datasets "data package"
+/// documentation): a README, the data catalog, the assembly report and the
+/// three files under `ncbi_dataset/data/<accession>/`. Stored (uncompressed)
+/// entries; unzip reads them like deflated ones.
+fn assembly_package() -> Vec<u8> {
+    let data = format!("ncbi_dataset/data/{PACKAGE_ACCESSION}");
+    let catalog = format!(
+        "{{\"apiVersion\":\"V2\",\"assemblies\":[{{\"files\":[{{\"filePath\":\"assembly_data_report.jsonl\",\"fileType\":\"DATA_REPORT\"}}]}},\
+         {{\"accession\":\"{PACKAGE_ACCESSION}\",\"files\":[\
+         {{\"filePath\":\"{PACKAGE_ACCESSION}/{PACKAGE_ACCESSION}_somite_proof_genomic.fna\",\"fileType\":\"GENOMIC_NUCLEOTIDE_FASTA\"}},\
+         {{\"filePath\":\"{PACKAGE_ACCESSION}/genomic.gtf\",\"fileType\":\"GTF\"}},\
+         {{\"filePath\":\"{PACKAGE_ACCESSION}/genomic.gff\",\"fileType\":\"GFF3\"}}]}}]}}\n"
+    );
+    let report = format!(
+        "{{\"accession\":\"{PACKAGE_ACCESSION}\",\"assemblyInfo\":{{\"assemblyName\":\"somite_proof\",\"assemblyLevel\":\"Chromosome\"}}}}\n"
+    );
+    stored_zip(&[
+        (
+            "README.md",
+            b"Synthetic NCBI Datasets package for Somite's operator proofs.\n".to_vec(),
+        ),
+        (
+            "ncbi_dataset/data/dataset_catalog.json",
+            catalog.into_bytes(),
+        ),
+        (
+            "ncbi_dataset/data/assembly_data_report.jsonl",
+            report.into_bytes(),
+        ),
+        (
+            &format!("{data}/{PACKAGE_ACCESSION}_somite_proof_genomic.fna"),
+            fasta(&[(CHROMOSOME, reference())]),
+        ),
+        (&format!("{data}/genomic.gtf"), gtf()),
+        (&format!("{data}/genomic.gff"), gff3()),
+    ])
+}
+
+/// A ZIP archive of `files` with stored entries (APPNOTE 4.3: local
+/// headers, then the central directory and its end record), time stamps
+/// zero so the bytes depend only on the files.
+fn stored_zip(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    let u16le = |v: usize| (v as u16).to_le_bytes();
+    let u32le = |v: usize| (v as u32).to_le_bytes();
+    for (name, bytes) in files {
+        let offset = out.len();
+        let crc = crc32fast::hash(bytes);
+        let mut common = Vec::new();
+        common.extend_from_slice(&u16le(20)); // version needed: 2.0
+        common.extend_from_slice(&u16le(0)); // flags
+        common.extend_from_slice(&u16le(0)); // method: stored
+        common.extend_from_slice(&u16le(0)); // time
+        common.extend_from_slice(&u16le(0x21)); // date: 1980-01-01
+        common.extend_from_slice(&crc.to_le_bytes());
+        common.extend_from_slice(&u32le(bytes.len()));
+        common.extend_from_slice(&u32le(bytes.len()));
+        common.extend_from_slice(&u16le(name.len()));
+        common.extend_from_slice(&u16le(0)); // extra length
+        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        out.extend_from_slice(&common);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(bytes);
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        central.extend_from_slice(&u16le(0x0314)); // made by: Unix, 2.0
+        central.extend_from_slice(&common);
+        central.extend_from_slice(&u16le(0)); // comment length
+        central.extend_from_slice(&u16le(0)); // disk number
+        central.extend_from_slice(&u16le(0)); // internal attributes
+        central.extend_from_slice(&u32le(0o100_644 << 16)); // external: a 0644 file
+        central.extend_from_slice(&u32le(offset));
+        central.extend_from_slice(name.as_bytes());
+    }
+    let central_offset = out.len();
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&u16le(0));
+    out.extend_from_slice(&u16le(0));
+    out.extend_from_slice(&u16le(files.len()));
+    out.extend_from_slice(&u16le(files.len()));
+    out.extend_from_slice(&u32le(central.len()));
+    out.extend_from_slice(&u32le(central_offset));
+    out.extend_from_slice(&u16le(0));
+    out
+}
+
+/// The Unix `sum` command's default (BSD) checksum of `bytes` and its size
+/// in 1 KiB blocks, rounded up: a 16-bit rotate-right-and-add over every
+/// byte (GNU coreutils `sum.c`, `bsd_sum_stream`). Ensembl's `CHECKSUMS`
+/// files list this pair per file.
+pub fn bsd_sum(bytes: &[u8]) -> (u16, u64) {
+    let mut checksum: u16 = 0;
+    for &byte in bytes {
+        checksum = checksum.rotate_right(1).wrapping_add(u16::from(byte));
+    }
+    (checksum, (bytes.len() as u64).div_ceil(1024))
+}
+
+/// The loopback release that `ensembl.*` proofs download, and one whose
+/// `CHECKSUMS` lists a wrong checksum for every file.
+pub const SERVED_RELEASE: u32 = 112;
+pub const SERVED_TAMPERED_RELEASE: u32 = 113;
+/// The species folder, the species as file names spell it, and the
+/// assembly name of the served Ensembl-style files.
+pub const SERVED_SPECIES: (&str, &str, &str) = ("somite_proof", "Somite_proof", "chrP1");
+/// The served SRA runs, paired and single-end, built from the fixture reads.
+pub const SERVED_PAIRED_RUN: &str = "SRRPROOF2";
+pub const SERVED_SINGLE_RUN: &str = "SRRPROOF1";
+
+/// The folder the loopback server of the download proofs serves, written
+/// once per root:
+/// - `SRRPROOF2.sra` / `SRRPROOF1.sra`: SRA runs of the fixture reads
+///   (paired, and mate 1 alone), loaded by the real `latf-load` and packed
+///   by `kar`, as NCBI's loaders make a run;
+/// - `release-112/fasta/somite_proof/dna/Somite_proof.chrP1.dna.toplevel.fa.gz`
+///   and `release-112/gtf/somite_proof/Somite_proof.chrP1.112.gtf.gz`, each
+///   folder with a `CHECKSUMS` in Ensembl's format (`sum` output lines);
+/// - the same files under `release-113/`, whose `CHECKSUMS` are wrong.
+fn served(root: &Path) -> Result<PathBuf, RunnerError> {
+    let served = root.join("served");
+    let done = served.join(".complete");
+    if done.is_file() {
+        return Ok(served);
+    }
+    let (species, file_species, assembly) = SERVED_SPECIES;
+    let genome = gzip(&fasta(&[(CHROMOSOME, reference())]))?;
+    let annotation = gzip(&gtf())?;
+    let write = |path: PathBuf, bytes: &[u8]| -> Result<(), RunnerError> {
+        let dir = path.parent().expect("a served file has a folder");
+        std::fs::create_dir_all(dir).map_err(|e| RunnerError::io(dir, e))?;
+        std::fs::write(&path, bytes).map_err(|e| RunnerError::io(&path, e))
+    };
+    for (release, tampered) in [(SERVED_RELEASE, false), (SERVED_TAMPERED_RELEASE, true)] {
+        let folders = [
+            (
+                format!("release-{release}/fasta/{species}/dna"),
+                format!("{file_species}.{assembly}.dna.toplevel.fa.gz"),
+                &genome,
+            ),
+            (
+                format!("release-{release}/gtf/{species}"),
+                format!("{file_species}.{assembly}.{release}.gtf.gz"),
+                &annotation,
+            ),
+        ];
+        for (folder, name, bytes) in folders {
+            let (checksum, blocks) = bsd_sum(bytes);
+            let checksum = if tampered {
+                checksum ^ 0x5a5a
+            } else {
+                checksum
+            };
+            write(served.join(&folder).join(&name), bytes)?;
+            write(
+                served.join(&folder).join("CHECKSUMS"),
+                format!("{checksum:05} {blocks} {name}\n").as_bytes(),
+            )?;
+        }
+    }
+    let reads_r1 = materialize(FixtureKind::ReadsR1, root)?;
+    let reads_r2 = materialize(FixtureKind::ReadsR2, root)?;
+    sra_run(root, &served, SERVED_PAIRED_RUN, &[&reads_r1, &reads_r2])?;
+    sra_run(root, &served, SERVED_SINGLE_RUN, &[&reads_r1])?;
+    write(done, b"")?;
+    Ok(served)
+}
+
+/// Loads `reads` into an SRA run with the real `latf-load` (Illumina,
+/// Phred+33; two files become the mates of one spot) and packs it with
+/// `kar` into `<served>/<name>.sra`.
+fn sra_run(root: &Path, served: &Path, name: &str, reads: &[&Path]) -> Result<(), RunnerError> {
+    let build = root.join("sra-build").join(name);
+    if build.exists() {
+        std::fs::remove_dir_all(&build).map_err(|e| RunnerError::io(&build, e))?;
+    }
+    std::fs::create_dir_all(&build).map_err(|e| RunnerError::io(&build, e))?;
+    let home = root.join("sra-build").join("home");
+    std::fs::create_dir_all(&home).map_err(|e| RunnerError::io(&home, e))?;
+    let database = build.join("run");
+    let archive = served.join(format!("{name}.sra"));
+    let mut load = Command::new("latf-load");
+    load.args([
+        "--platform",
+        "ILLUMINA",
+        "--quality",
+        "PHRED_33",
+        "--output",
+    ])
+    .arg(&database)
+    .args(reads);
+    let mut pack = Command::new("kar");
+    pack.arg("--create")
+        .arg(&archive)
+        .arg("--directory")
+        .arg(&database);
+    for (tool, command) in [("latf-load", &mut load), ("kar", &mut pack)] {
+        let out = command
+            .current_dir(&build)
+            .env("HOME", &home)
+            .output()
+            .map_err(|e| RunnerError::ProofFixture {
+                fixture: format!("{name}.sra"),
+                detail: format!("{tool}: {e}"),
+            })?;
+        if !out.status.success() {
+            return Err(RunnerError::ProofFixture {
+                fixture: format!("{name}.sra"),
+                detail: format!("{tool}: {}", String::from_utf8_lossy(&out.stderr).trim()),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bsd_sum_is_what_gnu_sum_prints() {
+        // `printf 'hello\n' | sum` prints `36979     1`.
+        assert_eq!(bsd_sum(b"hello\n"), (36979, 1));
+        assert_eq!(bsd_sum(b""), (0, 0));
+        assert_eq!(bsd_sum(&[0xff; 1025]).1, 2);
+    }
+
+    #[test]
+    fn the_assembly_package_is_a_zip_unzip_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = materialize(FixtureKind::AssemblyPackage, dir.path()).unwrap();
+        let out = Command::new("unzip")
+            .arg("-Z1")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let listing = String::from_utf8(out.stdout).unwrap();
+        for name in [
+            "ncbi_dataset/data/GCF_000000000.1/GCF_000000000.1_somite_proof_genomic.fna",
+            "ncbi_dataset/data/GCF_000000000.1/genomic.gtf",
+            "ncbi_dataset/data/GCF_000000000.1/genomic.gff",
+        ] {
+            assert!(listing.lines().any(|l| l == name), "{listing}");
+        }
+        let test = Command::new("unzip")
+            .arg("-tq")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            test.status.success(),
+            "{}",
+            String::from_utf8_lossy(&test.stdout)
+        );
     }
 }

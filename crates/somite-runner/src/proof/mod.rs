@@ -19,6 +19,7 @@
 
 pub mod coverage;
 pub mod fixtures;
+pub mod loopback;
 pub mod recipes;
 
 use crate::error::RunnerError;
@@ -178,6 +179,8 @@ pub struct Prover<'c> {
     catalog: &'c Catalog,
     root: PathBuf,
     done: BTreeMap<String, Proof>,
+    /// Started by the first recipe that downloads from it.
+    loopback: Option<loopback::LoopbackServer>,
 }
 
 impl<'c> Prover<'c> {
@@ -187,6 +190,7 @@ impl<'c> Prover<'c> {
             catalog,
             root: root.into(),
             done: BTreeMap::new(),
+            loopback: None,
         }
     }
 
@@ -219,6 +223,15 @@ impl<'c> Prover<'c> {
                 });
             }
         };
+        let mut recipe = recipe;
+        for (_, value) in &mut recipe.params {
+            if let Some(text) = value.as_str()
+                && text.contains(loopback::LOOPBACK_URL)
+            {
+                let base = self.loopback_url()?;
+                *value = serde_json::Value::String(text.replace(loopback::LOOPBACK_URL, &base));
+            }
+        }
         let mut inputs = BTreeMap::new();
         for (port, source) in &recipe.inputs {
             inputs.insert((*port).to_owned(), self.source_path(operator_id, source)?);
@@ -257,6 +270,22 @@ impl<'c> Prover<'c> {
         let doc = proof_document(self.catalog, operator_id, &defaults, &inputs)?;
         let task = task_script(&doc, self.catalog, TARGET)?;
         self.run(operator_id, entry, &task, &inputs)
+    }
+
+    /// The base URL of the loopback file server, started (and its files
+    /// written) on first use.
+    fn loopback_url(&mut self) -> Result<String, RunnerError> {
+        if self.loopback.is_none() {
+            let served =
+                fixtures::materialize(fixtures::FixtureKind::Served, &self.root.join("fixtures"))?;
+            self.loopback = Some(loopback::LoopbackServer::start(served)?);
+        }
+        Ok(self
+            .loopback
+            .as_ref()
+            .expect("started above")
+            .base_url()
+            .to_owned())
     }
 
     /// The task folder of proof `name`.

@@ -8,7 +8,11 @@
 //! lacks: no Debian package, a database download, or a package kept out of
 //! the CI budget.
 
-use super::fixtures::FixtureKind;
+use super::fixtures::{
+    FixtureKind, SERVED_PAIRED_RUN, SERVED_RELEASE, SERVED_SINGLE_RUN, SERVED_SPECIES,
+    SERVED_TAMPERED_RELEASE,
+};
+use super::loopback::LOOPBACK_URL;
 use serde_json::{Value, json};
 
 /// Where one input of a proof comes from.
@@ -301,8 +305,61 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
              offline proofs cannot make",
         )),
         "ref.gatk_sequence_dictionary" | "var.haplotypecaller" => Some(Err(NO_DEBIAN_GATK)),
+        // The download operators fetch from the proofs' loopback file
+        // server (see `super::loopback`): the real prefetch and curl, the
+        // compiler's checksum verification, no NCBI or Ensembl.
+        "sra.prefetch" => prove(vec![], vec![("accession", served_run(SERVED_PAIRED_RUN))]),
+        "sra.prefetch@single" => prove(vec![], vec![("accession", served_run(SERVED_SINGLE_RUN))]),
+        "sra.fasterq_dump" => prove(vec![("run", output("sra.prefetch", "run"))], vec![]),
+        "sra.fasterq_dump_single" => {
+            prove(vec![("run", output("sra.prefetch@single", "run"))], vec![])
+        }
+        "ncbi.datasets_genome" => Some(Err(
+            "NCBI's datasets CLI is not packaged in Debian (bookworm), and it downloads only \
+             from NCBI's own API, which the offline proofs cannot reach; its package layout \
+             is proven through `ncbi.datasets_extract_assembly`",
+        )),
+        "ncbi.datasets_extract_assembly" => {
+            prove(vec![("package", fixture(AssemblyPackage))], vec![])
+        }
+        "ensembl.fasta" => prove(
+            vec![],
+            ensembl(
+                SERVED_RELEASE,
+                &[("sequence", "dna"), ("region", "toplevel")],
+            ),
+        ),
+        "ensembl.gtf" => prove(vec![], ensembl(SERVED_RELEASE, &[])),
+        // A release whose CHECKSUMS are wrong: the proof must fail.
+        "ensembl.fasta@tampered" => prove(
+            vec![],
+            ensembl(
+                SERVED_TAMPERED_RELEASE,
+                &[("sequence", "dna"), ("region", "toplevel")],
+            ),
+        ),
         _ => None,
     }
+}
+
+/// The loopback URL of a served SRA run.
+fn served_run(run: &str) -> Value {
+    json!(format!("{LOOPBACK_URL}/{run}.sra"))
+}
+
+/// The parameters of an Ensembl download from the loopback server's
+/// `release`, plus `extra`.
+fn ensembl(release: u32, extra: &[(&'static str, &str)]) -> Vec<(&'static str, Value)> {
+    let (species, file_species, assembly) = SERVED_SPECIES;
+    let mut params = vec![
+        ("base_url", json!(LOOPBACK_URL)),
+        ("release", json!(release)),
+        ("species", json!(species)),
+        ("file_species", json!(file_species)),
+        ("assembly", json!(assembly)),
+    ];
+    params.extend(extra.iter().map(|(name, value)| (*name, json!(value))));
+    params
 }
 
 /// A `PATH` entry the proof writes for a tool Debian installs under another

@@ -186,6 +186,24 @@ import_param = "path"
     )
 }
 
+/// A reference downloaded from Ensembl and decompressed: the download node
+/// fetches over the network, which an offline validation refuses.
+pub fn ensembl_reference() -> TestProject {
+    project_with(
+        &[],
+        vec![
+            add(
+                "reference",
+                "ensembl.fasta",
+                json!({"release": 114, "species": "homo_sapiens",
+                       "file_species": "Homo_sapiens", "assembly": "GRCh38"}),
+            ),
+            add("unpack", "ref.gunzip_fasta", json!({})),
+            connect("e1", ("reference", "sequences"), ("unpack", "archive")),
+        ],
+    )
+}
+
 /// Waits until `run_id` has ended, long-polling like a client would.
 pub async fn wait_for_end(supervisor: &Supervisor, run_id: &str) -> RunStatus {
     let started = Instant::now();

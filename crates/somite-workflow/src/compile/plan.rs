@@ -13,7 +13,7 @@ use super::quote::identifier;
 use crate::catalog::{Catalog, CatalogEntry};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::{Edge, Node, WorkflowDocument};
-use crate::operator::{ArgPart, OperatorContract, OperatorKind};
+use crate::operator::{ArgPart, ChecksumSpec, OperatorContract, OperatorKind};
 use crate::types::PortType;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -144,6 +144,10 @@ pub(crate) struct ProcessOutput {
     pub emit: String,
     pub glob: String,
     pub optional: bool,
+    /// The command writes the glob without `.gz`; the task compresses it.
+    pub gzip: bool,
+    /// The published checksum the output is verified against.
+    pub checksum: Option<ChecksumSpec>,
 }
 
 /// One argv element of the command.
@@ -603,7 +607,8 @@ fn process<'a>(
                 port.name
             )));
         }
-        let (glob, optional) = match contract.outputs.get(&port.name) {
+        let spec = contract.outputs.get(&port.name);
+        let (glob, optional) = match spec {
             Some(spec) => (spec.glob.clone(), spec.optional),
             None => (format!("out/{emit}.{}", stdout_extension(port.ty)), false),
         };
@@ -615,6 +620,8 @@ fn process<'a>(
             emit,
             glob,
             optional,
+            gzip: spec.is_some_and(|s| s.gzip),
+            checksum: spec.and_then(|s| s.checksum.clone()),
         });
     }
 

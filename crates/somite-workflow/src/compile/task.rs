@@ -17,6 +17,7 @@ use super::{PIXI_MANIFEST, PIXI_MANIFEST_ENCODED};
 use crate::catalog::Catalog;
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::WorkflowDocument;
+use crate::operator::ChecksumAlgorithm;
 use base64::Engine as _;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -267,6 +268,21 @@ pub(crate) fn script_lines(p: &Process<'_>) -> Vec<ScriptLine> {
         None => lines.push(text(r#""${somite_command[@]}""#)),
     }
 
+    let compressed: Vec<_> = p.outputs.iter().filter(|o| o.gzip).collect();
+    if !compressed.is_empty() {
+        lines.push(text(""));
+        lines.push(text(
+            "# The tool writes these outputs uncompressed; they are declared gzipped.",
+        ));
+        for output in compressed {
+            let plain = output
+                .glob
+                .strip_suffix(".gz")
+                .expect("a validated contract's gzip glob ends in .gz");
+            lines.push(text(&format!("gzip -n -- {}", bash_literal(plain))));
+        }
+    }
+
     let required: Vec<_> = p.outputs.iter().filter(|o| !o.optional).collect();
     if !required.is_empty() {
         lines.push(text(""));
@@ -287,6 +303,62 @@ pub(crate) fn script_lines(p: &Process<'_>) -> Vec<ScriptLine> {
                 "somite_require_output {} {}",
                 bash_literal(&output.port),
                 bash_literal(&output.glob)
+            )));
+        }
+    }
+
+    let verified: Vec<_> = p
+        .outputs
+        .iter()
+        .filter_map(|o| o.checksum.as_ref().map(|c| (o, c)))
+        .collect();
+    if !verified.is_empty() {
+        lines.push(text(""));
+        lines.push(text(
+            "# A download counts only when it matches the checksum its provider published:",
+        ));
+        lines.push(text(
+            "# the listing's `SUM BLOCKS NAME` line for the file (BSD `sum`, 1 KiB blocks).",
+        ));
+        lines.push(text("somite_verify_bsd_sum() {"));
+        lines.push(text("    local files=($2)"));
+        lines.push(text(r#"    local name="${files[0]##*/}" listed='' line_sum line_blocks line_name found_sum found_blocks"#));
+        lines.push(text(
+            r#"    while read -r line_sum line_blocks line_name; do"#,
+        ));
+        lines.push(text(r#"        if [ "${line_name}" = "${name}" ] && [[ "${line_sum}" =~ ^[0-9]+$ ]] && [[ "${line_blocks}" =~ ^[0-9]+$ ]]; then"#));
+        lines.push(text(
+            r#"            listed="$((10#${line_sum})) $((10#${line_blocks}))""#,
+        ));
+        lines.push(text("        fi"));
+        lines.push(text(r#"    done < "$3""#));
+        lines.push(text(r#"    if [ -z "${listed}" ]; then"#));
+        lines.push(text(&format!(
+            r#"        echo "somite: {}: '${{name}}' (output '$1') has no checksum line in $3" >&2"#,
+            p.node_id
+        )));
+        lines.push(text("        exit 1"));
+        lines.push(text("    fi"));
+        lines.push(text(
+            r#"    read -r found_sum found_blocks < <(sum -r < "${files[0]}")"#,
+        ));
+        lines.push(text(
+            r#"    if [ "${listed}" != "$((10#${found_sum})) $((10#${found_blocks}))" ]; then"#,
+        ));
+        lines.push(text(&format!(
+            r#"        echo "somite: {}: '${{name}}' (output '$1') does not match its published checksum (listed ${{listed}}, found ${{found_sum}} ${{found_blocks}})" >&2"#,
+            p.node_id
+        )));
+        lines.push(text("        exit 1"));
+        lines.push(text("    fi"));
+        lines.push(text("}"));
+        for (output, checksum) in verified {
+            let ChecksumAlgorithm::BsdSum = checksum.algorithm;
+            lines.push(text(&format!(
+                "somite_verify_bsd_sum {} {} {}",
+                bash_literal(&output.port),
+                bash_literal(&output.glob),
+                bash_literal(&checksum.listing)
             )));
         }
     }
