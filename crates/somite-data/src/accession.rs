@@ -29,10 +29,7 @@ pub enum Reading {
 pub fn classify(query: &str, kind: Option<SearchKind>) -> Reading {
     let upper = query.to_ascii_uppercase();
     if let Some(kind) = prefixed(&upper) {
-        return Reading::Exact(Accession {
-            kind,
-            value: upper,
-        });
+        return Reading::Exact(Accession { kind, value: upper });
     }
     if let Some(digits) = strip_prefix_ci(query, "GeneID:").filter(|d| is_digits(d)) {
         return exact(AccessionKind::NcbiGene, digits);
@@ -109,9 +106,12 @@ fn is_ensembl_gene(upper: &str) -> bool {
     let Some(rest) = upper.strip_prefix("ENS") else {
         return false;
     };
-    let rest = rest.split_once('.').map_or(rest, |(id, version)| {
-        if is_digits(version) { id } else { "" }
-    });
+    let rest = rest.split_once('.').map_or(
+        rest,
+        |(id, version)| {
+            if is_digits(version) { id } else { "" }
+        },
+    );
     let Some(g) = rest.find(|c: char| c.is_ascii_digit()) else {
         return false;
     };
@@ -124,7 +124,9 @@ fn is_ensembl_gene(upper: &str) -> bool {
 }
 
 fn letters_then_digits(rest: &str, min_letters: usize, max_letters: usize) -> bool {
-    let split = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+    let split = rest
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(rest.len());
     let (letters, digits) = rest.split_at(split);
     (min_letters..=max_letters).contains(&letters.len())
         && letters.chars().all(|c| c.is_ascii_uppercase())

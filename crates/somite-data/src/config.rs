@@ -134,14 +134,19 @@ impl DataConfig {
     /// `data/` of Somite's user cache folder.
     pub fn from_env() -> Result<DataConfig> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let cache = somite_source::config::default_cache_dir(&var).map_err(|e| {
-            DataError::query("cache", format!("no user cache folder: {e}"))
-        })?;
+        let cache = somite_source::config::default_cache_dir(&var)
+            .map_err(|e| DataError::query("cache", format!("no user cache folder: {e}")))?;
         let mut config = DataConfig::new(cache.join("data"));
         for (name, slot) in [
-            (EnvVars::SOMITE_NCBI_DATASETS_URL, &mut config.ncbi_datasets_url),
+            (
+                EnvVars::SOMITE_NCBI_DATASETS_URL,
+                &mut config.ncbi_datasets_url,
+            ),
             (EnvVars::SOMITE_NCBI_EUTILS_URL, &mut config.ncbi_eutils_url),
-            (EnvVars::SOMITE_ENSEMBL_REST_URL, &mut config.ensembl_rest_url),
+            (
+                EnvVars::SOMITE_ENSEMBL_REST_URL,
+                &mut config.ensembl_rest_url,
+            ),
             (EnvVars::SOMITE_ENSEMBL_FTP_URL, &mut config.ensembl_ftp_url),
         ] {
             if let Some(url) = var(name) {
@@ -197,6 +202,9 @@ mod tests {
     #[test]
     fn base_urls_must_be_http() {
         assert!(checked_url("X", "ftp://example.org").is_err());
-        assert_eq!(checked_url("X", "http://127.0.0.1:9/a/").unwrap(), "http://127.0.0.1:9/a");
+        assert_eq!(
+            checked_url("X", "http://127.0.0.1:9/a/").unwrap(),
+            "http://127.0.0.1:9/a"
+        );
     }
 }

@@ -172,7 +172,9 @@ pub fn checksums(text: &str) -> Result<Vec<EnsemblFile>, String> {
                         checksum: format!("{sum} {blocks}"),
                     })
                 }
-                _ => Err(format!("a CHECKSUMS line is not `<sum> <blocks> <file>`: {line:?}")),
+                _ => Err(format!(
+                    "a CHECKSUMS line is not `<sum> <blocks> <file>`: {line:?}"
+                )),
             }
         })
         .collect()
@@ -189,15 +191,21 @@ pub fn file_stem(species: &str) -> String {
 
 /// The genome FASTA of a release directory: the primary assembly when the
 /// species has one (it leaves out haplotypes and patches), else top level.
+/// Returns the file and its region (`primary_assembly` or `toplevel`).
 pub fn pick_fasta<'a>(
     files: &'a [EnsemblFile],
     species: &str,
     assembly: &str,
-) -> Option<&'a EnsemblFile> {
+) -> Option<(&'a EnsemblFile, &'static str)> {
     let stem = format!("{}.{assembly}.dna.", file_stem(species));
-    ["primary_assembly.fa.gz", "toplevel.fa.gz"]
-        .iter()
-        .find_map(|tail| files.iter().find(|f| f.file == format!("{stem}{tail}")))
+    ["primary_assembly", "toplevel"]
+        .into_iter()
+        .find_map(|region| {
+            files
+                .iter()
+                .find(|f| f.file == format!("{stem}{region}.fa.gz"))
+                .map(|f| (f, region))
+        })
 }
 
 /// The release's full gene annotation (not `chr`/`abinitio` variants).
@@ -224,7 +232,8 @@ mod tests {
     #[test]
     fn checksums_name_the_primary_assembly_first() {
         let files = checksums(CHECKSUMS).unwrap();
-        let fasta = pick_fasta(&files, "homo_sapiens", "GRCh38").unwrap();
+        let (fasta, region) = pick_fasta(&files, "homo_sapiens", "GRCh38").unwrap();
+        assert_eq!(region, "primary_assembly");
         assert_eq!(fasta.file, "Homo_sapiens.GRCh38.dna.primary_assembly.fa.gz");
         assert_eq!(fasta.checksum, "48939 860568");
         assert!(pick_gtf(&files, "homo_sapiens", "GRCh38", 115).is_none());
@@ -249,6 +258,9 @@ mod tests {
             assert!(find_species(&all, query).is_some(), "{query}");
         }
         assert!(find_species(&all, "mouse").is_none());
-        assert_eq!(all[0].facts().scientific_name.as_deref(), Some("Homo sapiens"));
+        assert_eq!(
+            all[0].facts().scientific_name.as_deref(),
+            Some("Homo sapiens")
+        );
     }
 }

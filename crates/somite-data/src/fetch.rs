@@ -220,9 +220,10 @@ impl Fetcher {
     }
 
     fn cache_path(&self, endpoint: &str) -> PathBuf {
-        self.config
-            .cache_dir
-            .join(format!("{}.json", blake3::hash(endpoint.as_bytes()).to_hex()))
+        self.config.cache_dir.join(format!(
+            "{}.json",
+            blake3::hash(endpoint.as_bytes()).to_hex()
+        ))
     }
 
     fn read_cache(&self, endpoint: &str) -> Option<Fetched> {
@@ -317,11 +318,7 @@ async fn read_capped(
         return Err(too_large());
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| transport(provider, e))?
-    {
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport(provider, e))? {
         if body.len() as u64 + chunk.len() as u64 > cap {
             return Err(too_large());
         }
@@ -362,9 +359,7 @@ mod tests {
             RETRY_AFTER,
             HeaderValue::from_static("Fri, 04 Dec 2026 05:00:30 GMT"),
         );
-        let now = SystemTime::from(
-            "2026-12-04T05:00:00Z".parse::<jiff::Timestamp>().unwrap(),
-        );
+        let now = SystemTime::from("2026-12-04T05:00:00Z".parse::<jiff::Timestamp>().unwrap());
         assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(30)));
         headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&headers, now), None);

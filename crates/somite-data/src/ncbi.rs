@@ -110,7 +110,10 @@ pub fn assembly_page(body: &[u8]) -> Result<Page<AssemblyFacts>, String> {
             level: info.as_ref().and_then(|i| i.assembly_level.clone()),
             refseq_category: info.as_ref().and_then(|i| i.refseq_category.clone()),
             release_date: info.and_then(|i| i.release_date),
-            organism: report.organism.as_ref().and_then(|o| o.organism_name.clone()),
+            organism: report
+                .organism
+                .as_ref()
+                .and_then(|o| o.organism_name.clone()),
             taxid: report.organism.and_then(|o| o.tax_id),
             annotation: report.annotation_info.and_then(|a| a.name),
             total_length: report
@@ -324,7 +327,9 @@ pub fn experiment_runs(expxml: &str, runs: &str) -> Result<Vec<ReadsFacts>, Stri
     let exp = roxmltree::Document::parse(&wrapped).map_err(|e| format!("expxml: {e}"))?;
     let find = |name: &str| exp.descendants().find(|n| n.has_tag_name(name));
     let attr = |name: &str, attribute: &str| {
-        find(name).and_then(|n| n.attribute(attribute)).map(str::to_owned)
+        find(name)
+            .and_then(|n| n.attribute(attribute))
+            .map(str::to_owned)
     };
     let text = |name: &str| {
         find(name)
@@ -408,6 +413,11 @@ mod tests {
         let bad = br#"{"reports":[{"accession":"GCF_1","assembly_stats":{"total_sequence_length":"big"}}]}"#;
         assert!(assembly_page(bad).is_err());
         assert!(assembly_page(br#"{"reports":{}}"#).is_err());
-        assert!(assembly_page(br#"{"total_count":0}"#).unwrap().items.is_empty());
+        assert!(
+            assembly_page(br#"{"total_count":0}"#)
+                .unwrap()
+                .items
+                .is_empty()
+        );
     }
 }

@@ -41,7 +41,7 @@ pub fn sra_run(run: &str, layout: Option<Layout>) -> Option<Recipe> {
     let prefetch = format!("{base}_prefetch");
     let dump = format!("{base}_fastq");
     let (dump_operator, produces): (&str, &[&str]) = match layout {
-        Layout::Paired => (SRA_FASTERQ_DUMP, &["reads_1", "reads_2"]),
+        Layout::Paired => (SRA_FASTERQ_DUMP, &["r1", "r2"]),
         Layout::Single => (SRA_FASTERQ_DUMP_SINGLE, &["reads"]),
     };
     Some(Recipe {
@@ -55,7 +55,7 @@ pub fn sra_run(run: &str, layout: Option<Layout>) -> Option<Recipe> {
         operations: vec![
             add(&prefetch, SRA_PREFETCH, [("accession", json!(run))], 0),
             add(&dump, dump_operator, [], 1),
-            connect(&prefetch, "sra", &dump, "sra"),
+            connect(&prefetch, "run", &dump, "run"),
         ],
         produces: produces
             .iter()
@@ -71,9 +71,9 @@ pub fn ncbi_assembly(accession: &str, annotated: bool) -> Recipe {
     let download = format!("{base}_datasets");
     let extract = format!("{base}_assembly");
     let include = if annotated { "genome,gtf" } else { "genome" };
-    let mut produces = vec![produced(&extract, "fasta", PortType::Fasta)];
+    let mut produces = vec![produced(&extract, "genome", PortType::Fasta)];
     if annotated {
-        produces.push(produced(&extract, "gtf", PortType::Gtf));
+        produces.push(produced(&extract, "annotation_gtf", PortType::Gtf));
     }
     Recipe {
         summary: format!("Fetch assembly {accession} from NCBI Datasets"),
@@ -91,35 +91,62 @@ pub fn ncbi_assembly(accession: &str, annotated: bool) -> Recipe {
     }
 }
 
-/// Downloading an Ensembl release's genome FASTA and (when listed) its GTF,
-/// each verified against the published checksum.
-pub fn ensembl_assembly(
-    release: u32,
-    species: &str,
-    assembly: &str,
-    fasta: &EnsemblFile,
-    gtf: Option<&EnsemblFile>,
-) -> Recipe {
-    let base = node_base(&format!("ensembl_{species}_{release}"));
-    let params = |file: &EnsemblFile| {
-        [
-            ("release", json!(release)),
-            ("species", json!(species)),
-            ("assembly", json!(assembly)),
-            ("file", json!(file.file)),
-            ("checksum", json!(file.checksum)),
-        ]
+/// Where an Ensembl release lives and which of its files a recipe fetches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnsemblRelease<'a> {
+    /// The release file server the search read (`SOMITE_ENSEMBL_FTP_URL`).
+    pub base_url: &'a str,
+    pub release: u32,
+    /// The production name, the folder (`homo_sapiens`).
+    pub species: &'a str,
+    /// The coordinate system version file names use (`GRCh38`).
+    pub assembly: &'a str,
+    /// `primary_assembly` or `toplevel`: the genome FASTA `CHECKSUMS` lists.
+    pub region: &'a str,
+    /// Whether `CHECKSUMS` lists the release's GTF.
+    pub with_gtf: bool,
+}
+
+/// Downloading an Ensembl release's genome FASTA and (when listed) its GTF;
+/// each task fetches its folder's `CHECKSUMS` and verifies the file.
+pub fn ensembl_assembly(files: &EnsemblRelease<'_>) -> Recipe {
+    let base = node_base(&format!("ensembl_{}_{}", files.species, files.release));
+    let common = |extra: Option<(&'static str, &str)>| {
+        let mut params = vec![
+            ("base_url", json!(files.base_url)),
+            ("release", json!(files.release)),
+            ("species", json!(files.species)),
+            (
+                "file_species",
+                json!(crate::ensembl::file_stem(files.species)),
+            ),
+            ("assembly", json!(files.assembly)),
+        ];
+        if let Some((name, value)) = extra {
+            params.push(("sequence", json!("dna")));
+            params.push((name, json!(value)));
+        }
+        params
     };
     let fasta_node = format!("{base}_fasta");
-    let mut operations = vec![add(&fasta_node, ENSEMBL_FASTA, params(fasta), 0)];
-    let mut produces = vec![produced(&fasta_node, "fasta", PortType::FastaGz)];
-    if let Some(gtf) = gtf {
+    let mut operations = vec![add_params(
+        &fasta_node,
+        ENSEMBL_FASTA,
+        common(Some(("region", files.region))),
+        0,
+        0,
+    )];
+    let mut produces = vec![produced(&fasta_node, "sequences", PortType::FastaGz)];
+    if files.with_gtf {
         let gtf_node = format!("{base}_gtf");
-        operations.push(add_at(&gtf_node, ENSEMBL_GTF, params(gtf), 0, 1));
-        produces.push(produced(&gtf_node, "gtf", PortType::GtfGz));
+        operations.push(add_params(&gtf_node, ENSEMBL_GTF, common(None), 0, 1));
+        produces.push(produced(&gtf_node, "annotation", PortType::GtfGz));
     }
     Recipe {
-        summary: format!("Fetch {species} {assembly} from Ensembl release {release}"),
+        summary: format!(
+            "Fetch {} {} from Ensembl release {}",
+            files.species, files.assembly, files.release
+        ),
         operations,
         produces,
     }
@@ -152,6 +179,16 @@ fn add_at<const N: usize>(
     node_id: &str,
     operator_id: &str,
     params: [(&str, Value); N],
+    column: u32,
+    row: u32,
+) -> Operation {
+    add_params(node_id, operator_id, params.into(), column, row)
+}
+
+fn add_params(
+    node_id: &str,
+    operator_id: &str,
+    params: Vec<(&str, Value)>,
     column: u32,
     row: u32,
 ) -> Operation {
@@ -205,7 +242,7 @@ mod tests {
         let recipe = sra_run("SRR1553607", Some(Layout::Paired)).unwrap();
         assert_eq!(operator_ids(&recipe), [SRA_PREFETCH, SRA_FASTERQ_DUMP]);
         let ports: Vec<_> = recipe.produces.iter().map(|p| p.port.as_str()).collect();
-        assert_eq!(ports, ["reads_1", "reads_2"]);
+        assert_eq!(ports, ["r1", "r2"]);
         assert!(
             recipe
                 .produces
@@ -232,7 +269,10 @@ mod tests {
     #[test]
     fn single_runs_dump_one_and_unknown_layouts_have_no_recipe() {
         let recipe = sra_run("ERR000001", Some(Layout::Single)).unwrap();
-        assert_eq!(operator_ids(&recipe), [SRA_PREFETCH, SRA_FASTERQ_DUMP_SINGLE]);
+        assert_eq!(
+            operator_ids(&recipe),
+            [SRA_PREFETCH, SRA_FASTERQ_DUMP_SINGLE]
+        );
         assert_eq!(recipe.produces.len(), 1);
         assert!(sra_run("ERR000001", None).is_none());
     }
@@ -244,8 +284,11 @@ mod tests {
         let bare = ncbi_assembly("GCA_000001405.29", false);
         assert_eq!(bare.produces.len(), 1);
         assert_eq!(bare.produces[0].r#type, PortType::Fasta);
+        assert_eq!(bare.produces[0].port, "genome");
         match &bare.operations[0] {
-            Operation::AddOperator { node_id, params, .. } => {
+            Operation::AddOperator {
+                node_id, params, ..
+            } => {
                 assert_eq!(node_id, "gca_000001405_29_datasets");
                 assert_eq!(params["include"], json!("genome"));
             }
@@ -254,19 +297,24 @@ mod tests {
     }
 
     #[test]
-    fn ensembl_recipes_carry_the_published_checksum() {
-        let fasta = EnsemblFile {
-            file: "Homo_sapiens.GRCh38.dna.primary_assembly.fa.gz".into(),
-            checksum: "12345 67890".into(),
-        };
-        let recipe = ensembl_assembly(115, "homo_sapiens", "GRCh38", &fasta, None);
+    fn ensembl_recipes_name_the_files_checksums_list() {
+        let recipe = ensembl_assembly(&EnsemblRelease {
+            base_url: "https://ftp.ensembl.org/pub",
+            release: 115,
+            species: "homo_sapiens",
+            assembly: "GRCh38",
+            region: "toplevel",
+            with_gtf: false,
+        });
         assert_eq!(operator_ids(&recipe), [ENSEMBL_FASTA]);
         match &recipe.operations[0] {
             Operation::AddOperator { params, .. } => {
-                assert_eq!(params["checksum"], json!("12345 67890"));
+                assert_eq!(params["file_species"], json!("Homo_sapiens"));
+                assert_eq!(params["region"], json!("toplevel"));
                 assert_eq!(params["release"], json!(115));
             }
             other => panic!("{other:?}"),
         }
+        assert_eq!(recipe.produces[0].port, "sequences");
     }
 }

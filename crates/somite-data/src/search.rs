@@ -15,7 +15,7 @@ use crate::error::{DataError, Result};
 use crate::fetch::{Fetched, Fetcher, age, rfc3339};
 use crate::model::{
     AccessionKind, AssemblyFacts, DataProvider, Facts, GeneFacts, Interpretation, OrganismFacts,
-    ProviderChoice, Provenance, ReadsFacts, ResultKind, SearchKind, SearchRequest, SearchResponse,
+    Provenance, ProviderChoice, ReadsFacts, ResultKind, SearchKind, SearchRequest, SearchResponse,
     SearchResult,
 };
 use crate::ncbi;
@@ -119,7 +119,7 @@ impl DataSearch {
                 return Err(DataError::query(
                     "query",
                     "bare digits may be an NCBI Gene id or a taxid",
-                    ));
+                ));
             }
             Reading::FreeText if query.kind == Some(SearchKind::Accession) => {
                 return Err(DataError::query(
@@ -175,7 +175,10 @@ impl DataSearch {
         {
             return Err(DataError::query(
                 "provider",
-                format!("{} is resolved by {owner:?}, not {asked:?}", accession.value),
+                format!(
+                    "{} is resolved by {owner:?}, not {asked:?}",
+                    accession.value
+                ),
             ));
         }
         let mut gathered = Gathered::default();
@@ -247,13 +250,16 @@ impl DataSearch {
                         url.query_pairs_mut().append_pair("page_token", token);
                     }
                     let narrow = query.organism.map(|_| query.text.to_lowercase());
-                    let outcome = self.ncbi_assemblies(url, query).await.map(|(results, next)| {
-                        let kept = results
-                            .into_iter()
-                            .filter(|r| narrow.as_ref().is_none_or(|n| matches_text(r, n)))
-                            .collect();
-                        (kept, next)
-                    });
+                    let outcome = self
+                        .ncbi_assemblies(url, query)
+                        .await
+                        .map(|(results, next)| {
+                            let kept = results
+                                .into_iter()
+                                .filter(|r| narrow.as_ref().is_none_or(|n| matches_text(r, n)))
+                                .collect();
+                            (kept, next)
+                        });
                     gathered.take(outcome);
                 }
                 if query.asks(ProviderChoice::Ensembl) && query.first_page() {
@@ -338,7 +344,8 @@ impl DataSearch {
         let Some(summary) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let runs = ncbi::sra_summaries(&summary.body).map_err(|d| invalid(provider, &summary, d))?;
+        let runs =
+            ncbi::sra_summaries(&summary.body).map_err(|d| invalid(provider, &summary, d))?;
         let provenance = self.provenance(provider, &summary, None);
         let results = runs
             .into_iter()
@@ -465,14 +472,18 @@ impl DataSearch {
 
     async fn ensembl_species(&self) -> Result<(Fetched, Vec<ensembl::Species>)> {
         let provider = DataProvider::EnsemblRest;
-        let found = self.required(provider, self.rest(&["info", "species"])).await?;
+        let found = self
+            .required(provider, self.rest(&["info", "species"]))
+            .await?;
         let all = ensembl::species(&found.body).map_err(|d| invalid(provider, &found, d))?;
         Ok((found, all))
     }
 
     async fn ensembl_release(&self) -> Result<u32> {
         let provider = DataProvider::EnsemblRest;
-        let found = self.required(provider, self.rest(&["info", "data"])).await?;
+        let found = self
+            .required(provider, self.rest(&["info", "data"]))
+            .await?;
         ensembl::release(&found.body).map_err(|d| invalid(provider, &found, d))
     }
 
@@ -502,7 +513,10 @@ impl DataSearch {
 
     /// A species' current assembly, with a recipe when the release's
     /// `CHECKSUMS` lists its genome FASTA.
-    async fn ensembl_assembly(&self, organism: &str) -> Result<(Vec<SearchResult>, Option<Cursor>)> {
+    async fn ensembl_assembly(
+        &self,
+        organism: &str,
+    ) -> Result<(Vec<SearchResult>, Option<Cursor>)> {
         let rest = DataProvider::EnsemblRest;
         let (_, all) = self.ensembl_species().await?;
         let Some(species) = ensembl::find_species(&all, organism) else {
@@ -524,14 +538,15 @@ impl DataSearch {
         let fasta = ensembl::pick_fasta(&fasta_sums, &species.name, &assembly);
         let gtf = ensembl::pick_gtf(&gtf_sums, &species.name, &assembly, release);
         let (recipe, recipe_unavailable) = match fasta {
-            Some(fasta) => (
-                Some(recipe::ensembl_assembly(
+            Some((_, region)) => (
+                Some(recipe::ensembl_assembly(&recipe::EnsemblRelease {
+                    base_url: &self.config().ensembl_ftp_url,
                     release,
-                    &species.name,
-                    &assembly,
-                    fasta,
-                    gtf,
-                )),
+                    species: &species.name,
+                    assembly: &assembly,
+                    region,
+                    with_gtf: gtf.is_some(),
+                })),
                 None,
             ),
             None => (
@@ -615,7 +630,10 @@ impl DataSearch {
 
 fn unreachable_accession() -> Result<()> {
     // `kind: accession` with free text was refused before.
-    Err(DataError::query("kind", "an accession search needs an accession"))
+    Err(DataError::query(
+        "kind",
+        "an accession search needs an accession",
+    ))
 }
 
 /// The request checked against every limit; the cursor decoded and bound
@@ -625,9 +643,7 @@ fn checked(request: &SearchRequest) -> Result<Query<'_>> {
     if text.is_empty() {
         return Err(DataError::query("query", "the query is empty"));
     }
-    if text.chars().count() > limits::MAX_QUERY_CHARS
-        || text.chars().any(char::is_control)
-    {
+    if text.chars().count() > limits::MAX_QUERY_CHARS || text.chars().any(char::is_control) {
         return Err(DataError::query(
             "query",
             format!(
@@ -641,7 +657,9 @@ fn checked(request: &SearchRequest) -> Result<Query<'_>> {
         .as_deref()
         .map(str::trim)
         .filter(|o| !o.is_empty());
-    if organism.is_some_and(|o| o.chars().count() > limits::MAX_QUERY_CHARS || o.chars().any(char::is_control)) {
+    if organism.is_some_and(|o| {
+        o.chars().count() > limits::MAX_QUERY_CHARS || o.chars().any(char::is_control)
+    }) {
         return Err(DataError::query("organism", "the organism is too long"));
     }
     let limit = request.limit.unwrap_or(limits::DEFAULT_LIMIT);
@@ -748,7 +766,9 @@ fn reads_result(facts: ReadsFacts, provenance: Provenance) -> SearchResult {
         Some(recipe) => (Some(recipe), None),
         None => (
             None,
-            Some("SRA states no library layout, so single or paired output cannot be chosen".into()),
+            Some(
+                "SRA states no library layout, so single or paired output cannot be chosen".into(),
+            ),
         ),
     };
     let title = [
@@ -804,11 +824,14 @@ fn organism_result(facts: OrganismFacts, provenance: Provenance) -> SearchResult
     SearchResult {
         kind: ResultKind::Organism,
         id: facts.taxid.map(|t| t.to_string()).unwrap_or_default(),
-        title: [facts.scientific_name.as_deref(), facts.common_name.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(" · "),
+        title: [
+            facts.scientific_name.as_deref(),
+            facts.common_name.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" · "),
         provenance,
         facts: Facts::Organism(facts),
         recipe: None,

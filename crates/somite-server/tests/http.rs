@@ -1038,13 +1038,7 @@ async fn data_search_renders_its_failures_as_envelopes() {
     config.ncbi_datasets_url = "http://127.0.0.1:9/datasets/v2".into();
     config.request_timeout = Duration::from_secs(5);
     let search = somite_data::DataSearch::new(config).unwrap();
-    assert!(
-        h.server
-            .state
-            .data
-            .set(std::sync::Arc::new(search))
-            .is_ok()
-    );
+    assert!(h.server.state.data.set(std::sync::Arc::new(search)).is_ok());
     let (status, body) = h.get("/api/data/search?query=9606").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_envelope(&body, "invalid_query");

@@ -144,13 +144,20 @@ async fn a_refseq_assembly_resolves_with_its_facts_and_recipe() {
 #[tokio::test]
 async fn genes_resolve_by_ensembl_and_ncbi_ids() {
     let h = harness(|_| {}).await;
-    let ensembl = h.search.search(&request("ENSG00000157764", None)).await.unwrap();
+    let ensembl = h
+        .search
+        .search(&request("ENSG00000157764", None))
+        .await
+        .unwrap();
     let result = &ensembl.results[0];
     let Facts::Gene(facts) = &result.facts else {
         panic!()
     };
     assert_eq!(facts.symbol.as_deref(), Some("BRAF"));
-    assert_eq!(facts.location.as_ref().unwrap().strand.as_deref(), Some("-"));
+    assert_eq!(
+        facts.location.as_ref().unwrap().strand.as_deref(),
+        Some("-")
+    );
     assert_eq!(result.provenance.release.as_deref(), Some("Ensembl 115"));
 
     let ncbi = h.search.search(&request("GeneID:672", None)).await.unwrap();
@@ -198,13 +205,15 @@ async fn free_text_assemblies_page_at_ncbi_and_add_ensembls_release_files() {
     assert_eq!(ensembl.provenance.release.as_deref(), Some("Ensembl 115"));
     let ops = serde_json::to_value(&ensembl.recipe.as_ref().unwrap().operations).unwrap();
     assert_eq!(ops[0]["operator_id"], "ensembl.fasta");
+    // The files CHECKSUMS lists, fetched from where the search read them.
+    assert_eq!(ops[0]["params"]["region"], "primary_assembly");
+    assert_eq!(ops[0]["params"]["file_species"], "Homo_sapiens");
     assert_eq!(
-        ops[0]["params"]["file"],
-        "Homo_sapiens.GRCh38.dna.primary_assembly.fa.gz"
+        ops[0]["params"]["base_url"],
+        format!("{}/pub", h.standin.base)
     );
-    assert_eq!(ops[0]["params"]["checksum"], "48939 860568");
     assert_eq!(ops[1]["operator_id"], "ensembl.gtf");
-    assert_eq!(ops[1]["params"]["file"], "Homo_sapiens.GRCh38.115.gtf.gz");
+    assert_eq!(ops[1]["params"]["release"], 115);
 
     let page2 = h
         .search
@@ -231,7 +240,10 @@ async fn free_text_reads_and_gene_symbols_search() {
         .await
         .unwrap();
     assert_eq!(reads.results[0].id, "SRR1553607");
-    assert!(h.standin.saw_term("(ebola) AND \"Zaire ebolavirus\"[Organism]"));
+    assert!(
+        h.standin
+            .saw_term("(ebola) AND \"Zaire ebolavirus\"[Organism]")
+    );
 
     let no_organism = h
         .search
@@ -258,7 +270,11 @@ async fn free_text_reads_and_gene_symbols_search() {
 async fn a_spent_rate_limit_is_reported_with_its_retry_time_and_honoured() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::RateLimited { retry_after: 30 });
-    let error = h.search.search(&request("GCF_000001405.40", None)).await.unwrap_err();
+    let error = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap_err();
     let envelope = error.to_envelope();
     assert_eq!(envelope.code.as_str(), "rate_limited");
     let details = envelope.details.unwrap();
@@ -267,7 +283,11 @@ async fn a_spent_rate_limit_is_reported_with_its_retry_time_and_honoured() {
     assert!(details["retry_at"].as_str().unwrap().ends_with('Z'));
     // Within the window Somite does not ask NCBI again.
     let hits = h.standin.hits();
-    let again = h.search.search(&request("GCF_000001405.40", None)).await.unwrap_err();
+    let again = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap_err();
     assert_eq!(again.to_envelope().code.as_str(), "rate_limited");
     assert_eq!(h.standin.hits(), hits);
 }
@@ -276,7 +296,11 @@ async fn a_spent_rate_limit_is_reported_with_its_retry_time_and_honoured() {
 async fn a_short_retry_after_is_waited_out_once() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::RateLimitedOnce { retry_after: 1 });
-    let answer = h.search.search(&request("GCF_000001405.40", None)).await.unwrap();
+    let answer = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap();
     assert_eq!(answer.results.len(), 1);
     assert_eq!(h.standin.hits(), 2);
 }
@@ -285,7 +309,11 @@ async fn a_short_retry_after_is_waited_out_once() {
 async fn a_provider_down_is_source_unavailable() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::Down);
-    let error = h.search.search(&request("ENSG00000157764", None)).await.unwrap_err();
+    let error = h
+        .search
+        .search(&request("ENSG00000157764", None))
+        .await
+        .unwrap_err();
     let envelope = error.to_envelope();
     assert_eq!(envelope.code.as_str(), "source_unavailable");
     assert_eq!(envelope.details.unwrap()["provider"], "ensembl_rest");
@@ -295,33 +323,60 @@ async fn a_provider_down_is_source_unavailable() {
 async fn malformed_json_is_provider_response_invalid_naming_the_provider() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::Malformed);
-    let error = h.search.search(&request("GeneID:672", None)).await.unwrap_err();
+    let error = h
+        .search
+        .search(&request("GeneID:672", None))
+        .await
+        .unwrap_err();
     let envelope = error.to_envelope();
     assert_eq!(envelope.code.as_str(), "provider_response_invalid");
-    assert_eq!(envelope.details.as_ref().unwrap()["provider"], "ncbi_datasets");
-    assert!(envelope.message.contains("ncbi_datasets"), "{}", envelope.message);
+    assert_eq!(
+        envelope.details.as_ref().unwrap()["provider"],
+        "ncbi_datasets"
+    );
+    assert!(
+        envelope.message.contains("ncbi_datasets"),
+        "{}",
+        envelope.message
+    );
 }
 
 #[tokio::test]
 async fn an_oversized_answer_is_refused() {
     let h = harness(|c| c.max_answer_bytes = 64 * 1024).await;
     h.standin.set_mode(Mode::Oversized);
-    let error = h.search.search(&request("GCF_000001405.40", None)).await.unwrap_err();
+    let error = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap_err();
     let envelope = error.to_envelope();
     assert_eq!(envelope.code.as_str(), "source_unavailable");
-    assert!(envelope.message.contains("larger than"), "{}", envelope.message);
+    assert!(
+        envelope.message.contains("larger than"),
+        "{}",
+        envelope.message
+    );
 }
 
 #[tokio::test]
 async fn the_cache_answers_for_a_day_and_serves_offline_with_its_age() {
     let h = harness(|_| {}).await;
-    let fresh = h.search.search(&request("GCF_000001405.40", None)).await.unwrap();
+    let fresh = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap();
     assert!(!fresh.results[0].provenance.from_cache);
     let hits = h.standin.hits();
 
     // Within the day: no request.
     *h.now.lock().unwrap() += Duration::from_secs(3600);
-    let cached = h.search.search(&request("GCF_000001405.40", None)).await.unwrap();
+    let cached = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap();
     assert_eq!(h.standin.hits(), hits);
     assert!(cached.results[0].provenance.from_cache);
     assert_eq!(cached.results[0].provenance.age_seconds, 3600);
@@ -329,12 +384,19 @@ async fn the_cache_answers_for_a_day_and_serves_offline_with_its_age() {
     // Two days later NCBI is down: the old answer, its age shown.
     *h.now.lock().unwrap() += Duration::from_secs(2 * 86_400);
     h.standin.set_mode(Mode::Down);
-    let offline = h.search.search(&request("GCF_000001405.40", None)).await.unwrap();
+    let offline = h
+        .search
+        .search(&request("GCF_000001405.40", None))
+        .await
+        .unwrap();
     assert!(h.standin.hits() > hits, "a stale answer is refreshed first");
     let provenance = &offline.results[0].provenance;
     assert!(provenance.from_cache);
     assert_eq!(provenance.age_seconds, 3600 + 2 * 86_400);
-    assert_eq!(provenance.retrieved_at, fresh.results[0].provenance.retrieved_at);
+    assert_eq!(
+        provenance.retrieved_at,
+        fresh.results[0].provenance.retrieved_at
+    );
 }
 
 #[tokio::test]
@@ -345,14 +407,23 @@ async fn bad_requests_are_invalid_query_naming_the_field() {
         async move {
             let envelope = search.search(&request).await.unwrap_err().to_envelope();
             assert_eq!(envelope.code.as_str(), "invalid_query");
-            envelope.details.unwrap()["field"].as_str().unwrap().to_owned()
+            envelope.details.unwrap()["field"]
+                .as_str()
+                .unwrap()
+                .to_owned()
         }
     };
     assert_eq!(field(request("   ", None)).await, "query");
     assert_eq!(field(request(&"a".repeat(201), None)).await, "query");
     assert_eq!(field(request("9606", None)).await, "query");
-    assert_eq!(field(request("human", Some(SearchKind::Accession))).await, "query");
-    assert_eq!(field(request("SRR1553607", Some(SearchKind::Assembly))).await, "kind");
+    assert_eq!(
+        field(request("human", Some(SearchKind::Accession))).await,
+        "query"
+    );
+    assert_eq!(
+        field(request("SRR1553607", Some(SearchKind::Assembly))).await,
+        "kind"
+    );
     assert_eq!(
         field(SearchRequest {
             limit: Some(0),

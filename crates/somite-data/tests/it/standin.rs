@@ -56,7 +56,12 @@ impl StandIn {
     }
 
     pub fn saw_api_key(&self, key: &str) -> bool {
-        self.shared.lock().unwrap().api_keys.iter().any(|k| k == key)
+        self.shared
+            .lock()
+            .unwrap()
+            .api_keys
+            .iter()
+            .any(|k| k == key)
     }
 
     pub fn saw_term(&self, term: &str) -> bool {
@@ -118,7 +123,11 @@ async fn answer(
         }
         Mode::Down => return respond(StatusCode::INTERNAL_SERVER_ERROR, &[], Vec::new()),
         Mode::Malformed => {
-            return respond(StatusCode::OK, &[], b"{\"reports\": [{\"gene\": 42}]}".to_vec());
+            return respond(
+                StatusCode::OK,
+                &[],
+                b"{\"reports\": [{\"gene\": 42}]}".to_vec(),
+            );
         }
         Mode::Oversized => {
             let mut body = b"{\"reports\":[".to_vec();
