@@ -769,7 +769,12 @@ impl JobRun {
         file.sync_all()
             .await
             .map_err(|e| ResourceError::io(format!("writing {}", part.display()), e))?;
-        self.publish(|s| s.bytes_done = have);
+        let elapsed = started.elapsed().as_secs_f64();
+        let rate = (elapsed > 0.0).then(|| (have - resumed_from) as f64 / elapsed);
+        self.publish(|s| {
+            s.bytes_done = have;
+            s.rate_bytes_per_sec = rate;
+        });
         if have != total {
             return Err(ResourceError::Download(format!(
                 "the transfer ended after {have} of {total} bytes"
