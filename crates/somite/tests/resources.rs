@@ -251,3 +251,38 @@ async fn too_little_disk_is_refused_before_anything_downloads() {
         "{body}"
     );
 }
+
+#[test]
+fn the_command_line_lists_inspects_and_refuses_unverified_or_unconsented_installs() {
+    let store = tempfile::tempdir().unwrap();
+    let somite = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_somite"))
+            .arg("resource")
+            .args(args)
+            .env(EnvVars::SOMITE_RESOURCE_DIR, store.path())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let list = somite(&["list", "--json"]);
+    assert!(list.status.success());
+    let overview: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(overview["providers"][0]["id"], "k2_standard_08gb");
+    let inspect = somite(&["inspect", "k2_standard_08gb"]);
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("refuses install"));
+    let install = somite(&[
+        "install",
+        "k2_standard_08gb",
+        "--download-bytes",
+        "1",
+        "--stored-bytes",
+        "1",
+        "--effect-digest",
+        "blake3:00",
+    ]);
+    assert!(!install.status.success());
+    assert!(String::from_utf8_lossy(&install.stderr).contains("resource_unverified"));
+    let cancel = somite(&["cancel", "k2_standard_08gb"]);
+    assert!(!cancel.status.success());
+    assert!(String::from_utf8_lossy(&cancel.stderr).contains("resource_not_found"));
+}
