@@ -172,6 +172,31 @@ code_group! {
 }
 
 code_group! {
+    /// Managed resources (`somite-resource`): reviewed reference databases
+    /// installed with the user's consent.
+    ResourceCode(Resource) {
+        /// No reviewed provider of this id, or nothing to inspect or cancel.
+        ResourceNotFound => "resource_not_found",
+        /// The provider lacks a checksum or size Somite can cite: it refuses to install.
+        ResourceUnverified => "resource_unverified",
+        /// The consent does not repeat the provider's exact sizes and effect digest.
+        ConsentMismatch => "consent_mismatch",
+        /// Not enough free disk for the download, the unpacked resource and the margin.
+        InsufficientDisk => "insufficient_disk",
+        /// An install of this provider is already running.
+        ResourceJobRunning => "resource_job_running",
+        /// The downloaded archive does not match the published checksum.
+        ChecksumMismatch => "checksum_mismatch",
+        /// The archive or folder lacks the files the resource profile needs.
+        ResourceStructureInvalid => "resource_structure_invalid",
+        /// The provider failed, timed out or answered outside HTTP's contract.
+        DownloadFailed => "download_failed",
+        /// A `somite-resource:` reference is malformed or names nothing installed.
+        ResourceReferenceInvalid => "resource_reference_invalid",
+    }
+}
+
+code_group! {
     /// The Somite MCP adapter's link to the runtime.
     LinkCode(Link) {
         /// The runtime did not answer.
@@ -194,6 +219,7 @@ pub enum ErrorCode {
     Source(SourceCode),
     Workshop(WorkshopCode),
     Data(DataCode),
+    Resource(ResourceCode),
     Link(LinkCode),
 }
 
@@ -208,6 +234,7 @@ impl ErrorCode {
             ErrorCode::Source(code) => code.as_str(),
             ErrorCode::Workshop(code) => code.as_str(),
             ErrorCode::Data(code) => code.as_str(),
+            ErrorCode::Resource(code) => code.as_str(),
             ErrorCode::Link(code) => code.as_str(),
         }
     }
@@ -293,6 +320,7 @@ mod tests {
         codes.extend(SourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(WorkshopCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(DataCode::ALL.iter().map(|&c| ErrorCode::from(c)));
+        codes.extend(ResourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(LinkCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes
     }

@@ -47,17 +47,20 @@ pub enum FeedKind {
     Agent,
     /// An operator candidate was drafted, proven, accepted or rejected.
     Workshop,
+    /// A managed resource's install job: state, bytes, rate and ETA.
+    Resource,
 }
 
 impl FeedKind {
     /// Every kind, for documentation and exhaustive tests.
-    pub const ALL: [FeedKind; 6] = [
+    pub const ALL: [FeedKind; 7] = [
         FeedKind::Transaction,
         FeedKind::Rebind,
         FeedKind::Compile,
         FeedKind::Run,
         FeedKind::Agent,
         FeedKind::Workshop,
+        FeedKind::Resource,
     ];
 
     /// The wire name.
@@ -69,6 +72,7 @@ impl FeedKind {
             FeedKind::Run => "run",
             FeedKind::Agent => "agent",
             FeedKind::Workshop => "workshop",
+            FeedKind::Resource => "resource",
         }
     }
 }

@@ -10,7 +10,8 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use somite_api::{
-    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode, WorkshopCode,
+    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, ResourceCode, SourceCode,
+    WorkshopCode,
 };
 use somite_workflow::SomiteError;
 
@@ -86,6 +87,17 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         },
         // A public-data provider that cannot answer: the gateway's failure.
         ErrorCode::Data(DataCode::SourceUnavailable) => StatusCode::BAD_GATEWAY,
+        ErrorCode::Resource(code) => match code {
+            ResourceCode::ResourceNotFound => StatusCode::NOT_FOUND,
+            ResourceCode::ResourceUnverified
+            | ResourceCode::ConsentMismatch
+            | ResourceCode::ResourceJobRunning => StatusCode::CONFLICT,
+            ResourceCode::InsufficientDisk => StatusCode::INSUFFICIENT_STORAGE,
+            ResourceCode::ChecksumMismatch
+            | ResourceCode::ResourceStructureInvalid
+            | ResourceCode::ResourceReferenceInvalid => StatusCode::UNPROCESSABLE_ENTITY,
+            ResourceCode::DownloadFailed => StatusCode::BAD_GATEWAY,
+        },
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.
         ErrorCode::Tool(_) | ErrorCode::Link(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -17,6 +17,7 @@ pub mod feed;
 pub mod guard;
 pub mod package_routes;
 pub mod registry_fetch;
+pub mod resource_routes;
 pub mod revisions;
 pub mod routes;
 pub mod run_routes;
@@ -57,7 +58,14 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
             post(workshop_routes::prove),
         )
         .route("/operator-proofs/{id}", get(workshop_routes::proof_status))
-        .route("/data/search", get(data_routes::search));
+        .route("/data/search", get(data_routes::search))
+        .route("/resources", get(resource_routes::overview))
+        .route("/resources/resolutions", get(resource_routes::resolutions))
+        .route(
+            "/resources/check-directory",
+            post(resource_routes::check_directory),
+        )
+        .route("/resources/{id}", get(resource_routes::inspect));
     let human = shared
         .clone()
         .route("/health", get(routes::health))
@@ -69,6 +77,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/export", post(package_routes::export))
         .route("/runs", post(run_routes::start_run))
         .route("/validations", post(run_routes::start_validation))
+        .route("/resources/{id}/install", post(resource_routes::install))
+        .route("/resources/{id}/cancel", post(resource_routes::cancel))
         .route("/agent/launchers", get(agent_routes::launchers))
         .route("/agent/session", get(agent_routes::session))
         .route("/agent/connect", post(agent_routes::connect))
@@ -131,6 +141,11 @@ impl RunningServer {
     /// requests.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
         self.state.agents.shut_down().await;
+        // Installs stop with their partial downloads and consents kept: the
+        // next runtime resumes them.
+        if let Ok(resources) = &self.state.resources {
+            resources.shutdown().await;
+        }
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -169,6 +184,11 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         Some(pixi) => somite_project::compiled::Toolchain::with_pixi(pixi),
         None => somite_project::compiled::Toolchain::without_pixi(),
     };
+    // The resource store comes from the environment (SOMITE_RESOURCE_DIR,
+    // the platform data folder); without one, the resource routes say why.
+    let resources = somite_resource::ResourceConfig::from_env(|name| std::env::var(name).ok())
+        .and_then(somite_resource::ResourceManager::open)
+        .map_err(somite_api::Error::from);
     let state = Arc::new(AppState::new(
         project,
         config.sse_keepalive,
@@ -176,6 +196,7 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         runner,
         compile_toolchain,
         format!("http://{address}"),
+        resources,
     ));
     // Runs a previous runtime left unfinished are announced as what they
     // are now: failed, lost with the restart.
@@ -186,6 +207,7 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         );
     }
     run_routes::announce_runs(&state);
+    resource_routes::announce_resources(&state);
     let app = router(state.clone(), config.web_bundle.as_deref()).layer(axum::Extension(
         body::BodyReadTimeout(config.connections.body_read_timeout),
     ));

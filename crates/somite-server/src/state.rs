@@ -40,6 +40,8 @@ pub struct AppState {
     pub sse_keepalive: Duration,
     /// The public-data search, built on first use (tests set their own).
     pub data: std::sync::OnceLock<Arc<somite_data::DataSearch>>,
+    /// Managed resources, or why the store is unavailable.
+    pub resources: Result<somite_resource::ResourceManager, somite_api::Error>,
 }
 
 /// Who made an edit, for the feed.
@@ -63,6 +65,7 @@ impl AppState {
         runner: Supervisor,
         compile_toolchain: Toolchain,
         base_url: String,
+        resources: Result<somite_resource::ResourceManager, somite_api::Error>,
     ) -> AppState {
         let feed = Feed::default();
         let capabilities = Arc::new(Capabilities::default());
@@ -85,6 +88,7 @@ impl AppState {
             compile_toolchain,
             sse_keepalive,
             data: std::sync::OnceLock::new(),
+            resources,
         }
     }
 

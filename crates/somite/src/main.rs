@@ -18,6 +18,7 @@ mod failure;
 mod logging;
 mod mcp_cmd;
 mod operator_cmd;
+mod resource_cmd;
 mod serve_cmd;
 
 use clap::{Parser, Subcommand};
@@ -60,6 +61,8 @@ enum Command {
     Eval(eval_cmd::EvalArgs),
     /// Find public reads, assemblies, organisms and genes at NCBI and Ensembl.
     Data(data_cmd::DataArgs),
+    /// Install, inspect or cancel managed reference databases.
+    Resource(resource_cmd::ResourceArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +80,7 @@ fn main() -> ExitCode {
         Command::Docs(args) => docs_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
         Command::Data(args) => data_cmd::run(args),
+        Command::Resource(args) => resource_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,
