@@ -6,6 +6,7 @@ import { createRoot } from "react-dom/client";
 import { createAgentApi, createApi, createControlsApi } from "./api/endpoints";
 import { openFeed } from "./api/feed";
 import { HttpClient } from "./api/http";
+import { createResourceApi } from "./api/resourceApi";
 import { App } from "./shell/App";
 import type { Services } from "./shell/context";
 import { ServicesContext } from "./shell/context";
@@ -13,6 +14,7 @@ import { saveDownload } from "./shell/download";
 import { AgentStore } from "./state/agent";
 import { ContractCache } from "./state/contracts";
 import { Controls } from "./state/controls";
+import { ResourceStore } from "./state/resources";
 import { Workspace } from "./state/workspace";
 
 const http = new HttpClient();
@@ -23,9 +25,11 @@ const services: Services = {
   contracts: new ContractCache(api),
   controls: new Controls({ api: createControlsApi(http), save: saveDownload }),
   agent: new AgentStore({ api: createAgentApi(http), activity: (after) => api.activity(after) }),
+  resources: new ResourceStore(createResourceApi(http)),
 };
 services.workspace.tap(services.controls.feedTap);
 services.workspace.tap(services.agent.feedTap);
+services.workspace.tap(services.resources.feedTap);
 void services.workspace.start();
 void services.agent.start();
 

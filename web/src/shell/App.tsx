@@ -6,7 +6,7 @@
  */
 import { Suspense, lazy, useCallback, useEffect, useMemo, useState } from "react";
 import { AgentDock, useDockWidth } from "../agent/AgentDock";
-import type { NodeRunState, WorkflowDocument } from "../api/types";
+import type { NodeRunState, ReadinessItem, WorkflowDocument } from "../api/types";
 import { Canvas } from "../canvas/Canvas";
 import { ControlsBar } from "../controls/ControlsBar";
 import { deleteEdits } from "../canvas/edits";
@@ -21,6 +21,10 @@ import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
 import { useResolve } from "../readiness/useResolve";
+import { InstalledResources } from "../resources/InstalledResources";
+import { resourceProfileOf } from "../resources/profile";
+import { ResourceResolutions } from "../resources/ResourceResolutions";
+import { useBindResource, useReadyBindings } from "../resources/useBindResource";
 import { isConnected } from "../state/agent";
 import { evidenceVerdict, runIsActive } from "../state/controls";
 import { useAgentState, useContractEntries, useControlsState, useServices, useWorkspaceState } from "./context";
@@ -48,6 +52,7 @@ export function App() {
   const [focus, setFocus] = useState<FieldFocus | undefined>();
   const [panelOpen, setPanelOpen] = useState(false);
   const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
+  const [toolsOpen, setToolsOpen] = useState(false);
 
   const document = state.snapshot?.document;
   const graphRevision = state.snapshot?.graphRevision;
@@ -126,6 +131,15 @@ export function App() {
     focusField,
     showDetails,
   });
+  const bindResource = useBindResource({ document, catalogRevision: state.catalogRevision, actions });
+  useReadyBindings(bindResource);
+  const resourceOptions = useCallback(
+    (item: ReadinessItem) => {
+      const profile = resourceProfileOf(item, contractEntries);
+      return profile ? <ResourceResolutions item={item} profile={profile} onBind={bindResource} /> : undefined;
+    },
+    [bindResource, contractEntries],
+  );
   const revealNode = useCallback(
     (nodeId: string) => {
       setSelection(selectOnly(nodeId));
@@ -175,15 +189,20 @@ export function App() {
         agentStatus={agentStatus}
         onToggleAgent={() => { setAgentOpen((open) => !open); }}
         controls={
-          <ControlsBar
-            gates={gates}
-            verdict={verdict}
-            onCompile={() => { act(() => controls.compile()); }}
-            onRun={() => { act(() => controls.start("run")); }}
-            onValidate={() => { act(() => controls.start("validation")); }}
-            onExport={() => { act(() => controls.exportZip()); }}
-            onShowPanel={() => { setRunPanelOpen((open) => !open); }}
-          />
+          <>
+            <ControlsBar
+              gates={gates}
+              verdict={verdict}
+              onCompile={() => { act(() => controls.compile()); }}
+              onRun={() => { act(() => controls.start("run")); }}
+              onValidate={() => { act(() => controls.start("validation")); }}
+              onExport={() => { act(() => controls.exportZip()); }}
+              onShowPanel={() => { setRunPanelOpen((open) => !open); }}
+            />
+            <button type="button" className="button button--ghost" aria-expanded={toolsOpen} aria-controls="project-tools" onClick={() => { setToolsOpen((open) => !open); }}>
+              Project tools
+            </button>
+          </>
         }
       />
       {state.recoveryRequired && (
@@ -218,7 +237,19 @@ export function App() {
               onResolve={(item, resolution) => void resolve(item, resolution)}
               onRevealNode={revealNode}
               onClose={() => { setPanelOpen(false); }}
+              resourceOptions={resourceOptions}
             />
+          )}
+          {toolsOpen && (
+            <section id="project-tools" className="project-tools" aria-label="Project tools">
+              <header className="project-tools__header">
+                <h2>Project tools</h2>
+                <button type="button" className="icon-button" aria-label="Close project tools" onClick={() => { setToolsOpen(false); }}>
+                  ×
+                </button>
+              </header>
+              <InstalledResources />
+            </section>
           )}
           {showRunPanel && (
             <Suspense fallback={null}>

@@ -8,6 +8,7 @@ import type { SomiteApi } from "../api/endpoints";
 import type { AgentState, AgentStore } from "../state/agent";
 import type { ContractCache, ContractEntry } from "../state/contracts";
 import type { Controls, ControlsState } from "../state/controls";
+import type { ResourceState, ResourceStore } from "../state/resources";
 import type { Workspace, WorkspaceState } from "../state/workspace";
 
 export interface Services {
@@ -16,6 +17,7 @@ export interface Services {
   readonly contracts: ContractCache;
   readonly controls: Controls;
   readonly agent: AgentStore;
+  readonly resources: ResourceStore;
 }
 
 export const ServicesContext = createContext<Services | null>(null);
@@ -44,4 +46,9 @@ export function useControlsState(): ControlsState {
 export function useAgentState(): AgentState {
   const { agent } = useServices();
   return useSyncExternalStore(agent.subscribe, agent.getState);
+}
+
+export function useResourceState(): ResourceState {
+  const { resources } = useServices();
+  return useSyncExternalStore(resources.subscribe, resources.getState);
 }
