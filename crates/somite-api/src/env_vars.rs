@@ -76,6 +76,25 @@ impl EnvVars {
     /// set and non-empty; never logged, never shown.
     pub const GITHUB_TOKEN: &'static str = "GITHUB_TOKEN";
 
+    // ---- Managed resources ----
+
+    /// The store of installed resources (reference databases), replacing
+    /// the platform data folder (`$XDG_DATA_HOME/somite/resources`,
+    /// `~/.local/share/somite/resources`, `~/Library/Application
+    /// Support/Somite/resources` on macOS).
+    pub const SOMITE_RESOURCE_DIR: &'static str = "SOMITE_RESOURCE_DIR";
+    /// A folder of extra provider files, each marked `test_only = true`; the
+    /// only providers that may download over plain HTTP from loopback.
+    pub const SOMITE_RESOURCE_PROVIDERS_DIR: &'static str = "SOMITE_RESOURCE_PROVIDERS_DIR";
+    /// Replaces the scheme and host of every reviewed provider's URL
+    /// (`https://genome-idx.s3.amazonaws.com`), for a mirror or a stand-in.
+    pub const SOMITE_RESOURCE_BASE_URL: &'static str = "SOMITE_RESOURCE_BASE_URL";
+    /// Bytes: caps the free disk space Somite believes the store has, so a
+    /// test can provoke `insufficient_disk`.
+    pub const SOMITE_RESOURCE_FREE_DISK_LIMIT: &'static str = "SOMITE_RESOURCE_FREE_DISK_LIMIT";
+    /// The user data folder's parent (`$XDG_DATA_HOME/somite`), when absolute.
+    pub const XDG_DATA_HOME: &'static str = "XDG_DATA_HOME";
+
     // ---- The user's folders ----
 
     /// The user cache folder's parent (`$XDG_CACHE_HOME/somite`), when absolute.

@@ -143,6 +143,31 @@ code_group! {
 }
 
 code_group! {
+    /// Managed resources (`somite-resource`): reviewed reference databases
+    /// installed with the user's consent.
+    ResourceCode(Resource) {
+        /// No reviewed provider of this id, or nothing to inspect or cancel.
+        ResourceNotFound => "resource_not_found",
+        /// The provider lacks a checksum or size Somite can cite: it refuses to install.
+        ResourceUnverified => "resource_unverified",
+        /// The consent does not repeat the provider's exact sizes and effect digest.
+        ConsentMismatch => "consent_mismatch",
+        /// Not enough free disk for the download, the unpacked resource and the margin.
+        InsufficientDisk => "insufficient_disk",
+        /// An install of this provider is already running.
+        ResourceJobRunning => "resource_job_running",
+        /// The downloaded archive does not match the published checksum.
+        ChecksumMismatch => "checksum_mismatch",
+        /// The archive or folder lacks the files the resource profile needs.
+        ResourceStructureInvalid => "resource_structure_invalid",
+        /// The provider failed, timed out or answered outside HTTP's contract.
+        DownloadFailed => "download_failed",
+        /// A `somite-resource:` reference is malformed or names nothing installed.
+        ResourceReferenceInvalid => "resource_reference_invalid",
+    }
+}
+
+code_group! {
     /// The Somite MCP adapter's link to the runtime.
     LinkCode(Link) {
         /// The runtime did not answer.
@@ -163,6 +188,7 @@ pub enum ErrorCode {
     Agent(AgentCode),
     Tool(ToolCode),
     Source(SourceCode),
+    Resource(ResourceCode),
     Link(LinkCode),
 }
 
@@ -175,6 +201,7 @@ impl ErrorCode {
             ErrorCode::Agent(code) => code.as_str(),
             ErrorCode::Tool(code) => code.as_str(),
             ErrorCode::Source(code) => code.as_str(),
+            ErrorCode::Resource(code) => code.as_str(),
             ErrorCode::Link(code) => code.as_str(),
         }
     }
@@ -258,6 +285,7 @@ mod tests {
         codes.extend(AgentCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(ToolCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(SourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
+        codes.extend(ResourceCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes.extend(LinkCode::ALL.iter().map(|&c| ErrorCode::from(c)));
         codes
     }

@@ -19,16 +19,19 @@ pub enum FeedKind {
     Run,
     /// The Agent panel's session: messages, tool calls, permissions.
     Agent,
+    /// A managed resource's install job: state, bytes, rate and ETA.
+    Resource,
 }
 
 impl FeedKind {
     /// Every kind, for documentation and exhaustive tests.
-    pub const ALL: [FeedKind; 5] = [
+    pub const ALL: [FeedKind; 6] = [
         FeedKind::Transaction,
         FeedKind::Rebind,
         FeedKind::Compile,
         FeedKind::Run,
         FeedKind::Agent,
+        FeedKind::Resource,
     ];
 
     /// The wire name.
@@ -39,6 +42,7 @@ impl FeedKind {
             FeedKind::Compile => "compile",
             FeedKind::Run => "run",
             FeedKind::Agent => "agent",
+            FeedKind::Resource => "resource",
         }
     }
 }

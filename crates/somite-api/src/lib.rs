@@ -23,6 +23,6 @@ pub mod tools;
 
 pub use env_vars::EnvVars;
 pub use error::{
-    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, SourceCode, ToolCode,
+    AgentCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, ResourceCode, SourceCode, ToolCode,
 };
 pub use feed::FeedKind;

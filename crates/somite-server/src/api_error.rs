@@ -9,7 +9,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, SourceCode};
+use somite_api::{AgentCode, DomainCode, Error, ErrorCode, HttpCode, ResourceCode, SourceCode};
 use somite_workflow::SomiteError;
 
 #[derive(Debug)]
@@ -73,6 +73,17 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             | SourceCode::NotANextflowRepository
             | SourceCode::OutlineLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
             SourceCode::SourceTampered => StatusCode::INTERNAL_SERVER_ERROR,
+        },
+        ErrorCode::Resource(code) => match code {
+            ResourceCode::ResourceNotFound => StatusCode::NOT_FOUND,
+            ResourceCode::ResourceUnverified
+            | ResourceCode::ConsentMismatch
+            | ResourceCode::ResourceJobRunning => StatusCode::CONFLICT,
+            ResourceCode::InsufficientDisk => StatusCode::INSUFFICIENT_STORAGE,
+            ResourceCode::ChecksumMismatch
+            | ResourceCode::ResourceStructureInvalid
+            | ResourceCode::ResourceReferenceInvalid => StatusCode::UNPROCESSABLE_ENTITY,
+            ResourceCode::DownloadFailed => StatusCode::BAD_GATEWAY,
         },
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.
