@@ -21,9 +21,7 @@ import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
 import { useResolve } from "../readiness/useResolve";
-import { InstalledResources } from "../resources/InstalledResources";
 import { resourceProfileOf } from "../resources/profile";
-import { ResourceResolutions } from "../resources/ResourceResolutions";
 import { useBindResource, useReadyBindings } from "../resources/useBindResource";
 import { isConnected } from "../state/agent";
 import { evidenceVerdict, runIsActive } from "../state/controls";
@@ -37,6 +35,8 @@ import { useTheme } from "./useTheme";
 // which keeps them out of the entry chunk's size budget.
 const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ default: m.AgentPanel })));
 const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
+const ResourceResolutions = lazy(() => import("../resources/ResourceResolutions").then((m) => ({ default: m.ResourceResolutions })));
+const InstalledResources = lazy(() => import("../resources/InstalledResources").then((m) => ({ default: m.InstalledResources })));
 
 export function App() {
   const { workspace, contracts, controls } = useServices();
@@ -136,7 +136,11 @@ export function App() {
   const resourceOptions = useCallback(
     (item: ReadinessItem) => {
       const profile = resourceProfileOf(item, contractEntries);
-      return profile ? <ResourceResolutions item={item} profile={profile} onBind={bindResource} /> : undefined;
+      return profile ? (
+        <Suspense fallback={null}>
+          <ResourceResolutions item={item} profile={profile} onBind={bindResource} />
+        </Suspense>
+      ) : undefined;
     },
     [bindResource, contractEntries],
   );
@@ -248,7 +252,9 @@ export function App() {
                   ×
                 </button>
               </header>
-              <InstalledResources />
+              <Suspense fallback={null}>
+                <InstalledResources />
+              </Suspense>
             </section>
           )}
           {showRunPanel && (
