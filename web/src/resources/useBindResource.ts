@@ -75,12 +75,14 @@ export function useBindResource({ document, catalogRevision, actions }: BindCont
 
 /**
  * Carries an install started for a requirement to its end: once the
- * resource is installed, the requirement is bound to it (once).
+ * resource is installed, the requirement is bound to it (once). A component
+ * of its own, so only it re-renders while a download reports progress.
  */
-export function useReadyBindings(bind: (target: BindingTarget, value: string) => Promise<boolean>): void {
+export function ResourceBinder({ bind }: { bind: (target: BindingTarget, value: string) => Promise<boolean> }): null {
   const { resources } = useServices();
   const state = useResourceState();
   useEffect(() => {
     for (const ready of resources.takeReadyBindings()) void bind(ready.target, ready.installed.reference);
   }, [bind, resources, state]);
+  return null;
 }

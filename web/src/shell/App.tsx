@@ -22,7 +22,7 @@ import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
 import { useResolve } from "../readiness/useResolve";
 import { resourceProfileOf } from "../resources/profile";
-import { useBindResource, useReadyBindings } from "../resources/useBindResource";
+import { ResourceBinder, useBindResource } from "../resources/useBindResource";
 import { isConnected } from "../state/agent";
 import { evidenceVerdict, runIsActive } from "../state/controls";
 import { useAgentState, useContractEntries, useControlsState, useServices, useWorkspaceState } from "./context";
@@ -132,7 +132,6 @@ export function App() {
     showDetails,
   });
   const bindResource = useBindResource({ document, catalogRevision: state.catalogRevision, actions });
-  useReadyBindings(bindResource);
   const resourceOptions = useCallback(
     (item: ReadinessItem) => {
       const profile = resourceProfileOf(item, contractEntries);
@@ -271,6 +270,7 @@ export function App() {
             </Suspense>
           )}
           <Notices notices={state.notices} />
+          <ResourceBinder bind={bindResource} />
         </main>
         <Inspector
           document={document}
