@@ -27,7 +27,10 @@ pub enum ResourceError {
         actual: String,
     },
     #[error("{detail}")]
-    Structure { detail: String, missing: Vec<String> },
+    Structure {
+        detail: String,
+        missing: Vec<String>,
+    },
     #[error("the download failed: {0}")]
     Download(String),
     #[error("unsafe archive entry `{entry}`: {detail}")]

@@ -36,7 +36,10 @@ pub fn extract(
     for (index, entry) in entries.enumerate() {
         let mut entry = entry.map_err(|e| ResourceError::io("reading the archive", e))?;
         if index as u64 >= limits.max_entries {
-            return Err(unsafe_entry("", "the archive has more entries than Somite accepts"));
+            return Err(unsafe_entry(
+                "",
+                "the archive has more entries than Somite accepts",
+            ));
         }
         let raw = entry.path_bytes().into_owned();
         let name = String::from_utf8(raw)
@@ -174,7 +177,10 @@ mod tests {
         let dest = tempfile::tempdir().unwrap();
         extract(bytes.as_slice(), dest.path(), LIMITS).unwrap();
         assert_eq!(content_root(dest.path()).unwrap(), dest.path().join("db"));
-        assert_eq!(std::fs::read(dest.path().join("db/hash.k2d")).unwrap(), b"h");
+        assert_eq!(
+            std::fs::read(dest.path().join("db/hash.k2d")).unwrap(),
+            b"h"
+        );
     }
 
     #[test]
@@ -189,7 +195,8 @@ mod tests {
             let mut header = tar::Header::new_gnu();
             header.set_entry_type(EntryType::Symlink);
             header.set_size(0);
-            b.append_link(&mut header, "hash.k2d", "/etc/passwd").unwrap();
+            b.append_link(&mut header, "hash.k2d", "/etc/passwd")
+                .unwrap();
         });
         let dest = tempfile::tempdir().unwrap();
         let err = extract(link.as_slice(), dest.path(), LIMITS).unwrap_err();

@@ -67,10 +67,16 @@ impl ResourceConfig {
             )),
         })?;
         let free_disk_limit = match env(EnvVars::SOMITE_RESOURCE_FREE_DISK_LIMIT) {
-            Some(text) => Some(text.trim().parse().map_err(|_| ResourceError::InvalidProvider {
-                origin: EnvVars::SOMITE_RESOURCE_FREE_DISK_LIMIT.into(),
-                detail: format!("`{text}` is not a number of bytes"),
-            })?),
+            Some(text) => {
+                Some(
+                    text.trim()
+                        .parse()
+                        .map_err(|_| ResourceError::InvalidProvider {
+                            origin: EnvVars::SOMITE_RESOURCE_FREE_DISK_LIMIT.into(),
+                            detail: format!("`{text}` is not a number of bytes"),
+                        })?,
+                )
+            }
             None => None,
         };
         Ok(ResourceConfig {
@@ -181,7 +187,10 @@ impl ResourceManager {
             memory_bytes: store::memory_bytes(),
             providers: self.inner.providers.iter().map(Provider::view).collect(),
             installed: self.inner.store.list_installed(),
-            jobs: jobs.values().map(|job| job.status.borrow().clone()).collect(),
+            jobs: jobs
+                .values()
+                .map(|job| job.status.borrow().clone())
+                .collect(),
         }
     }
 
@@ -212,7 +221,10 @@ impl ResourceManager {
             ));
         }
         if consent.stored_bytes != stored_bytes {
-            differences.push(format!("stored_bytes {} ≠ {stored_bytes}", consent.stored_bytes));
+            differences.push(format!(
+                "stored_bytes {} ≠ {stored_bytes}",
+                consent.stored_bytes
+            ));
         }
         if consent.effect_digest != digest {
             differences.push("the scientific effect changed".into());
@@ -256,8 +268,9 @@ impl ResourceManager {
         {
             return Err(ResourceError::InsufficientDisk { needed, free });
         }
-        std::fs::create_dir_all(store.downloads())
-            .map_err(|e| ResourceError::io(format!("creating {}", store.downloads().display()), e))?;
+        std::fs::create_dir_all(store.downloads()).map_err(|e| {
+            ResourceError::io(format!("creating {}", store.downloads().display()), e)
+        })?;
         let record = JobRecord {
             provider_id: provider.id.clone(),
             release: provider.release.clone(),
@@ -393,7 +406,8 @@ impl ResourceManager {
             .map(|installed| {
                 let provider = self.provider(&installed.provider_id).ok();
                 Resolution::Installed {
-                    title: provider.map_or_else(|| installed.provider_id.clone(), |p| p.title.clone()),
+                    title: provider
+                        .map_or_else(|| installed.provider_id.clone(), |p| p.title.clone()),
                     scientific_effect: provider
                         .map(|p| p.scientific_effect.clone())
                         .unwrap_or_default(),
@@ -410,7 +424,12 @@ impl ResourceManager {
             .providers
             .iter()
             .filter(|p| p.profile == profile.name)
-            .filter(|p| self.inner.store.installed(&p.id, &p.release).is_none_or(|i| !i.verified))
+            .filter(|p| {
+                self.inner
+                    .store
+                    .installed(&p.id, &p.release)
+                    .is_none_or(|i| !i.verified)
+            })
             .map(|p| {
                 let fits_disk = free.zip(p.stored_bytes).map(|(f, s)| f >= s);
                 let fits_memory = memory.zip(p.memory_bytes).map(|(m, need)| m >= need);
@@ -427,9 +446,9 @@ impl ResourceManager {
         });
         resolutions.extend(installs.into_iter().map(|(p, fits_disk, fits_memory)| {
             Resolution::Install {
-                disk_left_after_bytes: free
-                    .zip(p.stored_bytes)
-                    .map(|(f, s)| i64::try_from(f).unwrap_or(i64::MAX) - i64::try_from(s).unwrap_or(i64::MAX)),
+                disk_left_after_bytes: free.zip(p.stored_bytes).map(|(f, s)| {
+                    i64::try_from(f).unwrap_or(i64::MAX) - i64::try_from(s).unwrap_or(i64::MAX)
+                }),
                 provider: p.view(),
                 fits_disk,
                 fits_memory,
@@ -437,7 +456,11 @@ impl ResourceManager {
         }));
         resolutions.push(Resolution::UseExisting {
             title: "Use a database folder already on this machine".into(),
-            required_files: profile.required_files.iter().map(|f| (*f).to_owned()).collect(),
+            required_files: profile
+                .required_files
+                .iter()
+                .map(|f| (*f).to_owned())
+                .collect(),
         });
         resolutions.push(Resolution::Requirement {
             title: "Leave the database as an explicit requirement".into(),
@@ -455,10 +478,11 @@ impl ResourceManager {
         &self,
         request: &DirectoryCheckRequest,
     ) -> Result<DirectoryCheck, ResourceError> {
-        let profile = provider::profile(&request.profile).ok_or_else(|| ResourceError::Reference {
-            reference: request.profile.clone(),
-            detail: "no such resource profile".into(),
-        })?;
+        let profile =
+            provider::profile(&request.profile).ok_or_else(|| ResourceError::Reference {
+                reference: request.profile.clone(),
+                detail: "no such resource profile".into(),
+            })?;
         let path = Path::new(&request.path);
         if !path.is_absolute() {
             return Err(ResourceError::Structure {
@@ -609,7 +633,15 @@ impl JobRun {
             }
         };
         tokio::task::spawn_blocking(move || {
-            unpack_and_publish(&store, &provider, &part, checksum, stored_bytes, &cancel, publishing)
+            unpack_and_publish(
+                &store,
+                &provider,
+                &part,
+                checksum,
+                stored_bytes,
+                &cancel,
+                publishing,
+            )
         })
         .await
         .map_err(|e| ResourceError::io("unpacking", std::io::Error::other(e)))?
@@ -620,7 +652,8 @@ impl JobRun {
         let mut hasher = sha2::Sha256::new();
         let mut have = std::fs::metadata(part).map_or(0, |m| m.len());
         if have > total {
-            std::fs::remove_file(part).map_err(|e| ResourceError::io("resetting the download", e))?;
+            std::fs::remove_file(part)
+                .map_err(|e| ResourceError::io("resetting the download", e))?;
             have = 0;
         }
         if have > 0 {
@@ -639,7 +672,9 @@ impl JobRun {
                 Ok::<_, std::io::Error>(hasher)
             })
             .await
-            .map_err(|e| ResourceError::io("hashing the partial download", std::io::Error::other(e)))?
+            .map_err(|e| {
+                ResourceError::io("hashing the partial download", std::io::Error::other(e))
+            })?
             .map_err(|e| ResourceError::io("hashing the partial download", e))?;
         }
         self.publish(|s| {
@@ -677,7 +712,9 @@ impl JobRun {
             have = 0;
             false
         } else {
-            return Err(ResourceError::Download(format!("the provider answered {status}")));
+            return Err(ResourceError::Download(format!(
+                "the provider answered {status}"
+            )));
         };
         let mut file = tokio::fs::OpenOptions::new()
             .create(true)
@@ -819,8 +856,10 @@ fn transport(error: &reqwest::Error) -> ResourceError {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }

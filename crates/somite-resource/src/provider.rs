@@ -109,10 +109,16 @@ impl Provider {
         };
         let provider: Provider = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         if !valid_id(&provider.id) {
-            return Err(invalid(format!("id `{}` is not [a-z0-9_]{{1,64}}", provider.id)));
+            return Err(invalid(format!(
+                "id `{}` is not [a-z0-9_]{{1,64}}",
+                provider.id
+            )));
         }
         if !valid_release(&provider.release) {
-            return Err(invalid(format!("release `{}` is not valid", provider.release)));
+            return Err(invalid(format!(
+                "release `{}` is not valid",
+                provider.release
+            )));
         }
         if profile(&provider.profile).is_none() {
             return Err(invalid(format!("unknown profile `{}`", provider.profile)));
@@ -132,7 +138,9 @@ impl Provider {
                     .bytes()
                     .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
             {
-                return Err(invalid("a sha256 checksum is 64 lower-case hex digits".into()));
+                return Err(invalid(
+                    "a sha256 checksum is 64 lower-case hex digits".into(),
+                ));
             }
         }
         check_url(&provider.url, provider.test_only).map_err(invalid)?;
@@ -275,7 +283,11 @@ mod tests {
         let ids: Vec<_> = providers.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["k2_standard_08gb", "k2_standard"]);
         for provider in &providers {
-            assert!(provider.url.starts_with("https://genome-idx.s3.amazonaws.com/kraken/"));
+            assert!(
+                provider
+                    .url
+                    .starts_with("https://genome-idx.s3.amazonaws.com/kraken/")
+            );
             // The index zone lists per-file MD5s, not an archive checksum.
             assert!(provider.checksum.is_none());
             assert!(!provider.view().installable);

@@ -87,7 +87,8 @@ impl Store {
     }
 
     pub fn job_record(&self, provider: &str, release: &str) -> PathBuf {
-        self.downloads().join(format!("{provider}@{release}.job.json"))
+        self.downloads()
+            .join(format!("{provider}@{release}.job.json"))
     }
 
     /// Bytes of a kept partial download.
@@ -226,10 +227,11 @@ pub fn tree_digest(root: &Path) -> Result<(String, u64), ResourceError> {
 }
 
 fn collect(root: &Path, dir: &Path, files: &mut Vec<String>) -> Result<(), ResourceError> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| ResourceError::io(format!("reading {}", dir.display()), e))?;
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| ResourceError::io(format!("reading {}", dir.display()), e))?;
     for entry in entries {
-        let entry = entry.map_err(|e| ResourceError::io(format!("reading {}", dir.display()), e))?;
+        let entry =
+            entry.map_err(|e| ResourceError::io(format!("reading {}", dir.display()), e))?;
         let path = entry.path();
         let kind = entry
             .file_type()
