@@ -20,6 +20,7 @@ pub mod somite {
     pub const RUN_STATUS: &str = "somite.run.status";
     pub const RUN_CANCEL: &str = "somite.run.cancel";
     pub const EVIDENCE_LOOKUP: &str = "somite.evidence.lookup";
+    /// Not in [`ALL`] until the MCP server serves it (issue 20, feat/resource).
     pub const RESOURCE: &str = "somite.resource";
 
     /// Every tool, in the order the server lists them.
@@ -34,7 +35,6 @@ pub mod somite {
         RUN_STATUS,
         RUN_CANCEL,
         EVIDENCE_LOOKUP,
-        RESOURCE,
     ];
 }
 
