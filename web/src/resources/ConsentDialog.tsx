@@ -18,10 +18,11 @@ export interface ConsentDialogProps {
  */
 export function ConsentDialog({ offer, onConsent, onClose }: ConsentDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // Modal from the start; unmounting removes it (closing it in a cleanup
+  // would report a close, and so a refusal, that the user never made).
   useEffect(() => {
     const element = dialog.current;
     if (element && !element.open) element.showModal();
-    return () => element?.close();
   }, []);
   const { provider } = offer;
   return (
@@ -31,7 +32,6 @@ export function ConsentDialog({ offer, onConsent, onClose }: ConsentDialogProps)
       aria-labelledby="consent-title"
       data-provider={provider.id}
       onClose={onClose}
-      onCancel={onClose}
     >
       <h2 id="consent-title" className="consent__title">
         Install {provider.title}?
