@@ -449,7 +449,7 @@ impl ResourceManager {
                 disk_left_after_bytes: free.zip(p.stored_bytes).map(|(f, s)| {
                     i64::try_from(f).unwrap_or(i64::MAX) - i64::try_from(s).unwrap_or(i64::MAX)
                 }),
-                provider: p.view(),
+                provider: Box::new(p.view()),
                 fits_disk,
                 fits_memory,
             }

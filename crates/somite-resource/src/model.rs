@@ -157,7 +157,7 @@ pub enum Resolution {
     },
     /// Install a reviewed provider (after consent), then bind it.
     Install {
-        provider: ProviderView,
+        provider: Box<ProviderView>,
         fits_disk: Option<bool>,
         fits_memory: Option<bool>,
         /// Free disk minus the stored size (negative: it does not fit).
