@@ -325,6 +325,24 @@ impl ResourceManager {
         finished.map_err(|_| ResourceError::NoJob(id.to_owned()))
     }
 
+    /// Discards an install no process is running (one a stopped runtime
+    /// left to resume): its accepted consent goes, so nothing resumes it,
+    /// and its partial download goes unless `keep_partial`.
+    pub fn discard_interrupted(&self, id: &str, keep_partial: bool) -> Result<u64, ResourceError> {
+        let provider = self.provider(id)?;
+        let store = &self.inner.store;
+        let record = store.job_record(&provider.id, &provider.release);
+        let part = store.download_part(&provider.id, &provider.release);
+        if !record.exists() && !part.exists() {
+            return Err(ResourceError::NoJob(id.to_owned()));
+        }
+        let _ = std::fs::remove_file(&record);
+        if !keep_partial {
+            let _ = std::fs::remove_file(&part);
+        }
+        Ok(store.partial_bytes(&provider.id, &provider.release))
+    }
+
     /// Waits until the job of `id` finishes and returns its last status.
     pub async fn wait(&self, id: &str) -> Result<JobStatus, ResourceError> {
         let mut status = {
@@ -769,7 +787,12 @@ impl JobRun {
         file.sync_all()
             .await
             .map_err(|e| ResourceError::io(format!("writing {}", part.display()), e))?;
-        self.publish(|s| s.bytes_done = have);
+        let elapsed = started.elapsed().as_secs_f64();
+        let rate = (elapsed > 0.0).then(|| (have - resumed_from) as f64 / elapsed);
+        self.publish(|s| {
+            s.bytes_done = have;
+            s.rate_bytes_per_sec = rate;
+        });
         if have != total {
             return Err(ResourceError::Download(format!(
                 "the transfer ended after {have} of {total} bytes"

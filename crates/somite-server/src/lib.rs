@@ -16,6 +16,7 @@ pub mod feed;
 pub mod guard;
 pub mod package_routes;
 pub mod registry_fetch;
+pub mod resource_routes;
 pub mod revisions;
 pub mod routes;
 pub mod run_routes;
@@ -46,7 +47,14 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/workflow", get(routes::workflow))
         .route("/readiness", get(routes::readiness))
         .route("/catalog/search", get(routes::catalog_search))
-        .route("/catalog/operators/{id}", get(routes::catalog_operator));
+        .route("/catalog/operators/{id}", get(routes::catalog_operator))
+        .route("/resources", get(resource_routes::overview))
+        .route("/resources/resolutions", get(resource_routes::resolutions))
+        .route(
+            "/resources/check-directory",
+            post(resource_routes::check_directory),
+        )
+        .route("/resources/{id}", get(resource_routes::inspect));
     let human = shared
         .clone()
         .route("/health", get(routes::health))
@@ -58,6 +66,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/export", post(package_routes::export))
         .route("/runs", post(run_routes::start_run))
         .route("/validations", post(run_routes::start_validation))
+        .route("/resources/{id}/install", post(resource_routes::install))
+        .route("/resources/{id}/cancel", post(resource_routes::cancel))
         .route("/agent/launchers", get(agent_routes::launchers))
         .route("/agent/session", get(agent_routes::session))
         .route("/agent/connect", post(agent_routes::connect))
@@ -109,6 +119,11 @@ impl RunningServer {
     /// requests.
     pub async fn shutdown(mut self) -> std::io::Result<()> {
         self.state.agents.shut_down().await;
+        // Installs stop with their partial downloads and consents kept: the
+        // next runtime resumes them.
+        if let Ok(resources) = &self.state.resources {
+            resources.shutdown().await;
+        }
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -147,6 +162,11 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         Some(pixi) => somite_project::compiled::Toolchain::with_pixi(pixi),
         None => somite_project::compiled::Toolchain::without_pixi(),
     };
+    // The resource store comes from the environment (SOMITE_RESOURCE_DIR,
+    // the platform data folder); without one, the resource routes say why.
+    let resources = somite_resource::ResourceConfig::from_env(|name| std::env::var(name).ok())
+        .and_then(somite_resource::ResourceManager::open)
+        .map_err(somite_api::Error::from);
     let state = Arc::new(AppState::new(
         project,
         config.sse_keepalive,
@@ -154,6 +174,7 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         runner,
         compile_toolchain,
         format!("http://{address}"),
+        resources,
     ));
     // Runs a previous runtime left unfinished are announced as what they
     // are now: failed, lost with the restart.
@@ -164,6 +185,7 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         );
     }
     run_routes::announce_runs(&state);
+    resource_routes::announce_resources(&state);
     let app = router(state.clone(), config.web_bundle.as_deref()).layer(axum::Extension(
         body::BodyReadTimeout(config.connections.body_read_timeout),
     ));

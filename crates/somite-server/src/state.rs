@@ -35,6 +35,8 @@ pub struct AppState {
     /// The Pixi compiles lock packages with (none: packages have no lock).
     pub compile_toolchain: Toolchain,
     pub sse_keepalive: Duration,
+    /// Managed resources, or why the store is unavailable.
+    pub resources: Result<somite_resource::ResourceManager, somite_api::Error>,
 }
 
 /// Who made an edit, for the feed.
@@ -72,6 +74,7 @@ impl AppState {
         runner: Supervisor,
         compile_toolchain: Toolchain,
         base_url: String,
+        resources: Result<somite_resource::ResourceManager, somite_api::Error>,
     ) -> AppState {
         let feed = Feed::default();
         let capabilities = Arc::new(Capabilities::default());
@@ -91,6 +94,7 @@ impl AppState {
             runner,
             compile_toolchain,
             sse_keepalive,
+            resources,
         }
     }
 

@@ -17,6 +17,7 @@ mod failure;
 mod logging;
 mod mcp_cmd;
 mod operator_cmd;
+mod resource_cmd;
 mod serve_cmd;
 
 use clap::{Parser, Subcommand};
@@ -57,6 +58,8 @@ enum Command {
     Docs(docs_cmd::DocsArgs),
     /// Score an ACP agent on a scenario through the real boundary.
     Eval(eval_cmd::EvalArgs),
+    /// Install, inspect or cancel managed reference databases.
+    Resource(resource_cmd::ResourceArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Docs(args) => docs_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Resource(args) => resource_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,
