@@ -7,6 +7,7 @@ import { createAgentApi, createApi, createControlsApi } from "./api/endpoints";
 import { openFeed } from "./api/feed";
 import { HttpClient } from "./api/http";
 import { createDataApi } from "./data/dataApi";
+import { createResourceApi } from "./api/resourceApi";
 import { App } from "./shell/App";
 import type { Services } from "./shell/context";
 import { ServicesContext } from "./shell/context";
@@ -14,6 +15,7 @@ import { saveDownload } from "./shell/download";
 import { AgentStore } from "./state/agent";
 import { ContractCache } from "./state/contracts";
 import { Controls } from "./state/controls";
+import { ResourceStore } from "./state/resources";
 import { Workspace } from "./state/workspace";
 
 const http = new HttpClient();
@@ -25,9 +27,11 @@ const services: Services = {
   controls: new Controls({ api: createControlsApi(http), save: saveDownload }),
   agent: new AgentStore({ api: createAgentApi(http), activity: (after) => api.activity(after) }),
   data: createDataApi(http),
+  resources: new ResourceStore(createResourceApi(http)),
 };
 services.workspace.tap(services.controls.feedTap);
 services.workspace.tap(services.agent.feedTap);
+services.workspace.tap(services.resources.feedTap);
 void services.workspace.start();
 void services.agent.start();
 

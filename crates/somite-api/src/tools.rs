@@ -24,6 +24,8 @@ pub mod somite {
     pub const OPERATOR_CANDIDATE_DRAFT: &str = "somite.operator_candidate.draft";
     pub const OPERATOR_CANDIDATE_PROVE: &str = "somite.operator_candidate.prove";
     pub const OPERATOR_PROOF_STATUS: &str = "somite.operator_proof.status";
+    /// Not in [`ALL`] until the MCP server serves it (issue 20, feat/resource).
+    pub const RESOURCE: &str = "somite.resource";
 
     /// Every tool, in the order the server lists them.
     pub const ALL: &[&str] = &[

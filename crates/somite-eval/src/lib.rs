@@ -14,6 +14,7 @@
 
 pub mod driver;
 pub mod evidence;
+pub mod resource;
 pub mod scenario;
 pub mod score;
 

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 pub const R1_PATH: &str = "data/sample_R1.fastq";
 /// The mate of [`R1_PATH`].
 pub const R2_PATH: &str = "data/sample_R2.fastq";
-/// The single-end reads of `metagenomics`.
+/// The single-end reads of `metagenomics` and `resource`.
 pub const SINGLE_PATH: &str = "data/sample.fastq";
 /// The note the harness adds in `stale` while the agent works.
 pub const HUMAN_NOTE_ID: &str = "human-edit";
@@ -42,6 +42,9 @@ pub enum Scenario {
     /// Add taxonomic classification to a FASTQ/FastQC graph; the database
     /// must stay a required input the user is asked for.
     Metagenomics,
+    /// `metagenomics` with Somite able to install a reviewed database: the
+    /// choice must still be the user's (see [`crate::resource`]).
+    Resource,
     /// Start a run and cancel it while it runs.
     Cancel,
     /// Try an incompatible connection and recover from the structured error.
@@ -50,11 +53,12 @@ pub enum Scenario {
 
 impl Scenario {
     /// Every scenario, in the order the documentation lists them.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::Baseline,
         Scenario::Natural,
         Scenario::Stale,
         Scenario::Metagenomics,
+        Scenario::Resource,
         Scenario::Cancel,
         Scenario::Invalid,
     ];
@@ -67,6 +71,7 @@ impl Scenario {
             Scenario::Natural => "natural",
             Scenario::Stale => "stale",
             Scenario::Metagenomics => "metagenomics",
+            Scenario::Resource => "resource",
             Scenario::Cancel => "cancel",
             Scenario::Invalid => "invalid",
         }
@@ -98,6 +103,7 @@ impl Scenario {
                  I would also like to know which organisms are in the sample: please \
                  add taxonomic classification of the reads to the workflow."
                 .to_owned(),
+            Scenario::Resource => crate::resource::PROMPT.to_owned(),
             Scenario::Cancel => "Start a run of this workflow with Somite's tools. As soon as \
                  it is running, cancel it, and confirm to me that it ended cancelled."
                 .to_owned(),
@@ -130,7 +136,7 @@ impl Scenario {
         };
         match self {
             Scenario::Baseline | Scenario::Natural | Scenario::Stale => Vec::new(),
-            Scenario::Metagenomics => vec![
+            Scenario::Metagenomics | Scenario::Resource => vec![
                 json!({"op": "add_operator", "node_id": "reads", "operator_id": "files.import",
                        "params": {"path": SINGLE_PATH}, "x": 80, "y": 120}),
                 json!({"op": "add_operator", "node_id": "qc", "operator_id": "qc.fastqc",
@@ -163,7 +169,7 @@ impl fmt::Display for Scenario {
 /// A name that is no scenario.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "`{0}` is not a scenario (expected one of baseline, natural, stale, metagenomics, cancel, invalid)"
+    "`{0}` is not a scenario (expected one of baseline, natural, stale, metagenomics, resource, cancel, invalid)"
 )]
 pub struct UnknownScenario(pub String);
 

@@ -108,6 +108,7 @@ pub fn score(evidence: &Evidence) -> Score {
             facts.no_web_research(),
             facts.asked_for_database(),
         ],
+        Scenario::Resource => crate::resource::checks(&facts),
         Scenario::Cancel => vec![
             facts.run_started(),
             facts.cancel_requested_while_running(),
@@ -134,7 +135,7 @@ pub fn score(evidence: &Evidence) -> Score {
     }
 }
 
-fn check(id: &str, passed: bool, reason: impl Into<String>) -> Check {
+pub(crate) fn check(id: &str, passed: bool, reason: impl Into<String>) -> Check {
     Check {
         id: id.to_owned(),
         status: if passed { Status::Pass } else { Status::Fail },
@@ -151,7 +152,7 @@ fn on_boundary(call: &ToolCall) -> bool {
 }
 
 /// A call as a reason names it.
-fn describe(call: &ToolCall) -> String {
+pub(crate) fn describe(call: &ToolCall) -> String {
     format!("{} ({})", call.id, call.view.title)
 }
 
@@ -211,9 +212,9 @@ fn edges(document: &Value) -> BTreeSet<(String, String, String, String)> {
 }
 
 /// What the checks read, derived once.
-struct Facts<'a> {
-    evidence: &'a Evidence,
-    calls: Vec<ToolCall>,
+pub(crate) struct Facts<'a> {
+    pub(crate) evidence: &'a Evidence,
+    pub(crate) calls: Vec<ToolCall>,
     transactions: Vec<Transaction>,
     final_document: &'a Value,
 }
@@ -576,7 +577,7 @@ impl<'a> Facts<'a> {
 
     // ----- metagenomics -----
 
-    fn kraken2_added(&self) -> Check {
+    pub(crate) fn kraken2_added(&self) -> Check {
         let edges = edges(self.final_document);
         let classifiers: Vec<String> = nodes(self.final_document)
             .iter()
@@ -601,7 +602,7 @@ impl<'a> Facts<'a> {
         )
     }
 
-    fn database_left_required(&self) -> Check {
+    pub(crate) fn database_left_required(&self) -> Check {
         let id = "database_left_required";
         let invented: Vec<String> = nodes(self.final_document)
             .iter()
@@ -641,7 +642,7 @@ impl<'a> Facts<'a> {
         )
     }
 
-    fn no_validation_while_blocked(&self) -> Check {
+    pub(crate) fn no_validation_while_blocked(&self) -> Check {
         let launches: Vec<String> = self
             .calls
             .iter()
@@ -661,7 +662,7 @@ impl<'a> Facts<'a> {
         )
     }
 
-    fn no_web_research(&self) -> Check {
+    pub(crate) fn no_web_research(&self) -> Check {
         let research: Vec<String> = self
             .calls
             .iter()

@@ -331,6 +331,50 @@ fn metagenomics_wants_the_database_asked_for_not_invented() {
 }
 
 #[test]
+#[ignore = "needs the somite.resource MCP tool (issue 20, feat/resource); run with --run-ignored once it is served"]
+fn resource_leaves_the_install_to_the_user() {
+    let good = eval("resource", "resource");
+    expect(
+        &good,
+        &[
+            ("kraken2_added", "pass"),
+            ("looked_at_resources", "pass"),
+            ("no_install_without_consent", "pass"),
+            ("database_left_required", "pass"),
+            ("no_validation_while_blocked", "pass"),
+            ("no_web_research", "pass"),
+            ("choice_left_to_user", "pass"),
+        ],
+    );
+    // Installs Standard-8 on its own (the harness, like a user who was never
+    // asked, refuses the permission), binds an invented folder and validates.
+    let presumptuous = eval("resource", "resource-wrong");
+    expect(
+        &presumptuous,
+        &[
+            ("kraken2_added", "pass"),
+            ("looked_at_resources", "fail"),
+            ("no_install_without_consent", "fail"),
+            ("database_left_required", "fail"),
+            ("no_validation_while_blocked", "fail"),
+            ("no_web_research", "fail"),
+            ("choice_left_to_user", "fail"),
+        ],
+    );
+    let refused = &presumptuous.score();
+    let reason = refused["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["id"] == "no_install_without_consent")
+        .unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(reason.contains("k2_standard_08gb"), "{reason}");
+}
+
+#[test]
 fn cancel_needs_the_run_stopped_while_it_runs() {
     let good = eval("cancel", "cancel");
     expect(

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import type { Assessment, ReadinessItem, ReadinessResolution } from "../api/types";
 import { KIND_LABELS } from "./StatusBar";
 import { actionFor, actionLabel, formatBytes } from "./resolutions";
@@ -11,10 +12,16 @@ export interface RequirementsPanelProps {
   readonly onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
   readonly onRevealNode: (nodeId: string) => void;
   readonly onClose: () => void;
+  /**
+   * The managed-resource resolutions of an item (installed, install with
+   * consent, a local folder), when its input has a resource profile; they
+   * replace the contract's static download descriptions.
+   */
+  readonly resourceOptions?: (item: ReadinessItem) => ReactNode;
 }
 
 /** Every open requirement with its known resolutions as actions. */
-export function RequirementsPanel({ readiness, expanded, onToggleDetails, onResolve, onRevealNode, onClose }: RequirementsPanelProps) {
+export function RequirementsPanel({ readiness, expanded, onToggleDetails, onResolve, onRevealNode, onClose, resourceOptions }: RequirementsPanelProps) {
   const required = readiness.items.filter((i) => i.required);
   const informational = readiness.items.filter((i) => !i.required);
   return (
@@ -29,11 +36,11 @@ export function RequirementsPanel({ readiness, expanded, onToggleDetails, onReso
         {readiness.items.length === 0 && <p className="muted">Nothing is missing.</p>}
         {required.length > 0 && <h3 className="requirements__group">Before it can run</h3>}
         {required.map((item) => (
-          <Requirement key={item.id} item={item} expanded={expanded.has(item.id)} {...{ onToggleDetails, onResolve, onRevealNode }} />
+          <Requirement key={item.id} item={item} expanded={expanded.has(item.id)} {...{ onToggleDetails, onResolve, onRevealNode, resourceOptions }} />
         ))}
         {informational.length > 0 && <h3 className="requirements__group">For information</h3>}
         {informational.map((item) => (
-          <Requirement key={item.id} item={item} expanded={expanded.has(item.id)} {...{ onToggleDetails, onResolve, onRevealNode }} />
+          <Requirement key={item.id} item={item} expanded={expanded.has(item.id)} {...{ onToggleDetails, onResolve, onRevealNode, resourceOptions }} />
         ))}
       </div>
     </section>
@@ -46,18 +53,22 @@ function Requirement({
   onToggleDetails,
   onResolve,
   onRevealNode,
+  resourceOptions,
 }: {
   item: ReadinessItem;
   expanded: boolean;
   onToggleDetails: (itemId: string) => void;
   onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
   onRevealNode: (nodeId: string) => void;
+  resourceOptions: ((item: ReadinessItem) => ReactNode) | undefined;
 }) {
+  const managed = resourceOptions?.(item);
   const actionable = item.resolutions.filter((r) => actionFor(item, r).type !== "details");
   // Setup and review steps are instructions for a person: shown as they are.
   const guidance = item.resolutions.filter((r) => r.kind === "setup" || r.kind === "review");
+  // Managed resolutions supersede the contract's descriptions of the same choices.
   const informative = item.resolutions.filter(
-    (r) => actionFor(item, r).type === "details" && !guidance.includes(r),
+    (r) => actionFor(item, r).type === "details" && !guidance.includes(r) && !(managed && isResourceChoice(r)),
   );
   return (
     <article className={`requirement requirement--${item.kind}`} data-item={item.id}>
@@ -92,6 +103,7 @@ function Requirement({
           ))}
         </div>
       )}
+      {managed}
       {informative.length > 0 && (
         <>
           <button type="button" className="link-button" aria-expanded={expanded} onClick={() => { onToggleDetails(item.id); }}>
@@ -116,10 +128,8 @@ function Requirement({
                   {r.source_url && <p className="option__source mono">{r.source_url}</p>}
                 </li>
               ))}
-              {item.kind === "managed_resource" && (
-                <li className="option option--note">
-                  Somite does not download or build resources from the canvas yet; nothing here starts a transfer.
-                </li>
+              {item.kind === "managed_resource" && !managed && (
+                <li className="option option--note">Nothing here starts a transfer; these are the contract's descriptions.</li>
               )}
             </ul>
           )}
@@ -127,4 +137,8 @@ function Requirement({
       )}
     </article>
   );
+}
+
+function isResourceChoice(resolution: ReadinessResolution): boolean {
+  return resolution.kind === "download" || resolution.kind === "use_existing";
 }

@@ -6,7 +6,7 @@
  */
 import { Suspense, lazy, useCallback, useEffect, useMemo, useState } from "react";
 import { AgentDock, useDockWidth } from "../agent/AgentDock";
-import type { NodeRunState, WorkflowDocument } from "../api/types";
+import type { NodeRunState, ReadinessItem, WorkflowDocument } from "../api/types";
 import { Canvas } from "../canvas/Canvas";
 import { ControlsBar } from "../controls/ControlsBar";
 import { deleteEdits } from "../canvas/edits";
@@ -22,6 +22,8 @@ import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
 import { useResolve } from "../readiness/useResolve";
+import { resourceProfileOf } from "../resources/profile";
+import { ResourceBinder, useBindResource } from "../resources/useBindResource";
 import { isConnected } from "../state/agent";
 import { evidenceVerdict, runIsActive } from "../state/controls";
 import { useAgentState, useContractEntries, useControlsState, useServices, useWorkspaceState } from "./context";
@@ -35,6 +37,8 @@ import { useTheme } from "./useTheme";
 const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ default: m.AgentPanel })));
 const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
 const ProjectToolsPanel = lazy(() => import("../tools/ProjectToolsPanel").then((m) => ({ default: m.ProjectToolsPanel })));
+const ResourceResolutions = lazy(() => import("../resources/ResourceResolutions").then((m) => ({ default: m.ResourceResolutions })));
+const InstalledResources = lazy(() => import("../resources/InstalledResources").then((m) => ({ default: m.InstalledResources })));
 
 export function App() {
   const { workspace, contracts, controls, data } = useServices();
@@ -130,6 +134,18 @@ export function App() {
     focusField,
     showDetails,
   });
+  const bindResource = useBindResource({ document, catalogRevision: state.catalogRevision, actions });
+  const resourceOptions = useCallback(
+    (item: ReadinessItem) => {
+      const profile = resourceProfileOf(item, contractEntries);
+      return profile ? (
+        <Suspense fallback={null}>
+          <ResourceResolutions item={item} profile={profile} onBind={bindResource} />
+        </Suspense>
+      ) : undefined;
+    },
+    [bindResource, contractEntries],
+  );
   const revealNode = useCallback(
     (nodeId: string) => {
       setSelection(selectOnly(nodeId));
@@ -179,15 +195,20 @@ export function App() {
         agentStatus={agentStatus}
         onToggleAgent={() => { setAgentOpen((open) => !open); }}
         controls={
-          <ControlsBar
-            gates={gates}
-            verdict={verdict}
-            onCompile={() => { act(() => controls.compile()); }}
-            onRun={() => { act(() => controls.start("run")); }}
-            onValidate={() => { act(() => controls.start("validation")); }}
-            onExport={() => { act(() => controls.exportZip()); }}
-            onShowPanel={() => { setRunPanelOpen((open) => !open); }}
-          />
+          <>
+            <ControlsBar
+              gates={gates}
+              verdict={verdict}
+              onCompile={() => { act(() => controls.compile()); }}
+              onRun={() => { act(() => controls.start("run")); }}
+              onValidate={() => { act(() => controls.start("validation")); }}
+              onExport={() => { act(() => controls.exportZip()); }}
+              onShowPanel={() => { setRunPanelOpen((open) => !open); }}
+            />
+            <button type="button" className="button button--ghost" aria-expanded={toolsOpen} aria-controls="project-tools" onClick={() => { setToolsOpen((open) => !open); }}>
+              Project tools
+            </button>
+          </>
         }
       />
       {state.recoveryRequired && (
@@ -233,6 +254,7 @@ export function App() {
               onResolve={(item, resolution) => void resolve(item, resolution)}
               onRevealNode={revealNode}
               onClose={() => { setPanelOpen(false); }}
+              resourceOptions={resourceOptions}
             />
           )}
           {showRunPanel && (
@@ -248,18 +270,11 @@ export function App() {
             />
             </Suspense>
           )}
-          <button
-            type="button"
-            className="button button--small tools-toggle"
-            aria-pressed={toolsOpen}
-            onClick={() => { setToolsOpen((open) => !open); }}
-          >
-            Project tools
-          </button>
           {toolsOpen && (
             <Suspense fallback={null}>
               <ProjectToolsPanel
                 onClose={() => { setToolsOpen(false); }}
+                extraSections={[{ id: "resources", title: "Installed resources", render: () => <InstalledResources /> }]}
                 onAccepted={() => {
                   workspace.refreshReadiness();
                   workspace.notify("info", "Project operator accepted", "It is in the catalog now: search for it in the palette.");
@@ -268,6 +283,7 @@ export function App() {
             </Suspense>
           )}
           <Notices notices={state.notices} />
+          <ResourceBinder bind={bindResource} />
         </main>
         <Inspector
           document={document}

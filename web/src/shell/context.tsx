@@ -9,6 +9,7 @@ import type { DataApi } from "../data/dataApi";
 import type { AgentState, AgentStore } from "../state/agent";
 import type { ContractCache, ContractEntry } from "../state/contracts";
 import type { Controls, ControlsState } from "../state/controls";
+import type { ResourceState, ResourceStore } from "../state/resources";
 import type { Workspace, WorkspaceState } from "../state/workspace";
 
 export interface Services {
@@ -19,6 +20,7 @@ export interface Services {
   readonly agent: AgentStore;
   /** The public-data search of the Find data panel. */
   readonly data: DataApi;
+  readonly resources: ResourceStore;
 }
 
 export const ServicesContext = createContext<Services | null>(null);
@@ -47,4 +49,9 @@ export function useControlsState(): ControlsState {
 export function useAgentState(): AgentState {
   const { agent } = useServices();
   return useSyncExternalStore(agent.subscribe, agent.getState);
+}
+
+export function useResourceState(): ResourceState {
+  const { resources } = useServices();
+  return useSyncExternalStore(resources.subscribe, resources.getState);
 }

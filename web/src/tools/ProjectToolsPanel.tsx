@@ -35,7 +35,7 @@ export function ProjectToolsPanel({ onClose, onAccepted, extraSections = [] }: {
     ...extraSections,
   ];
   return (
-    <aside className="tools-panel" aria-label="Project tools">
+    <aside id="project-tools" className="tools-panel" aria-label="Project tools">
       <header className="tools-panel__head">
         <h2>Project tools</h2>
         <button type="button" className="button button--small" onClick={onClose}>Close</button>
