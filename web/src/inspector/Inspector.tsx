@@ -7,6 +7,7 @@ import { acceptedTypes } from "../domain/ports";
 import type { ContractEntry } from "../state/contracts";
 import { Why } from "../readiness/Why";
 import { ParamField } from "./ParamField";
+import { SourceInspector } from "../source/SourceInspector";
 
 export interface FieldFocus {
   readonly nodeId: string;
@@ -32,7 +33,16 @@ export function Inspector({ document, readiness, selection, contracts, focus, on
 
   return (
     <aside className="panel inspector" aria-label="Inspector">
-      {selectedCount === 1 && only ? (
+      {selectedCount === 1 && only?.source ? (
+        <SourceInspector
+          key={only.id}
+          node={only}
+          pin={only.source}
+          readiness={readiness}
+          focus={focus?.nodeId === only.id ? focus : undefined}
+          onDelete={onDeleteSelection}
+        />
+      ) : selectedCount === 1 && only ? (
         <NodeInspector
           key={only.id}
           node={only}

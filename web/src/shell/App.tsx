@@ -17,6 +17,8 @@ import { useCanvasActions } from "../canvas/useCanvasActions";
 import type { FieldFocus } from "../inspector/Inspector";
 import { Inspector } from "../inspector/Inspector";
 import { Palette } from "../palette/Palette";
+import { OpenOutlineContext } from "../source/context";
+import { StartFromPipeline } from "../source/StartFromPipeline";
 import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
@@ -33,6 +35,7 @@ import { useTheme } from "./useTheme";
 // which keeps them out of the entry chunk's size budget.
 const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ default: m.AgentPanel })));
 const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
+const OutlineView = lazy(() => import("../source/OutlineView").then((m) => ({ default: m.OutlineView })));
 
 export function App() {
   const { workspace, contracts, controls } = useServices();
@@ -48,6 +51,7 @@ export function App() {
   const [focus, setFocus] = useState<FieldFocus | undefined>();
   const [panelOpen, setPanelOpen] = useState(false);
   const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
+  const [outlineNode, setOutlineNode] = useState<string | undefined>();
 
   const document = state.snapshot?.document;
   const graphRevision = state.snapshot?.graphRevision;
@@ -165,6 +169,7 @@ export function App() {
   const showRunPanel =
     runPanelOpen && (controlsState.run !== undefined || controlsState.compile.status !== "idle" || controlsState.export.status !== "idle" || controlsState.evidence !== undefined);
   return (
+    <OpenOutlineContext.Provider value={setOutlineNode}>
     <div className="app" data-pending={state.pendingEdits > 0 ? "true" : undefined}>
       <TopBar
         state={state}
@@ -233,6 +238,12 @@ export function App() {
             />
             </Suspense>
           )}
+          {document.nodes.length === 0 && <StartFromPipeline />}
+          {outlineNode && document.nodes.some((n) => n.id === outlineNode && n.source) && (
+            <Suspense fallback={null}>
+              <OutlineView nodeId={outlineNode} onClose={() => { setOutlineNode(undefined); }} />
+            </Suspense>
+          )}
           <Notices notices={state.notices} />
         </main>
         <Inspector
@@ -260,6 +271,7 @@ export function App() {
         onRecheck={() => { workspace.refreshReadiness(); }}
       />
     </div>
+    </OpenOutlineContext.Provider>
   );
 }
 
