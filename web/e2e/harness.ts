@@ -40,6 +40,8 @@ export interface Somite {
 export interface SomiteOptions {
   /** An absolute path given to the runtime as `SOMITE_PIXI`. */
   readonly pixi?: string;
+  /** More environment for the runtime (loopback provider stand-ins, a private cache). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startSomite(options: SomiteOptions = {}): Promise<Somite> {
@@ -59,6 +61,7 @@ export async function startSomite(options: SomiteOptions = {}): Promise<Somite> 
       ...environment,
       SOMITE_SSE_KEEPALIVE_SECS: "5",
       ...(options.pixi ? { SOMITE_PIXI: options.pixi } : {}),
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

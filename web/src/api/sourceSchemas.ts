@@ -33,6 +33,8 @@ export const sourceParam = z.object({
   minimum: z._default(z.nullable(finite), null),
   maximum: z._default(z.nullable(finite), null),
   format: z._default(z.nullable(z.string()), null),
+  /** The schema's `exists: true`: the path must be there before a run. */
+  exists: z._default(z.boolean(), false),
   required: z._default(z.boolean(), false),
   hidden: z._default(z.boolean(), false),
 });

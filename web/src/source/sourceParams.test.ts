@@ -49,6 +49,16 @@ describe("parseSourceParam", () => {
     expect(parseSourceParam(skip, "true")).toEqual({ ok: false, reason: "choose on or off" });
   });
 
+  it("refuses a path Nextflow would not stage literally, as the runtime does", () => {
+    expect(parseSourceParam(input, "sheets/*.csv")).toEqual({ ok: false, reason: "the path holds `*`, which Nextflow would not stage literally" });
+    expect(parseSourceParam(input, "a\tb.csv")).toEqual({
+      ok: false,
+      reason: "the path holds the control character U+0009, which Nextflow would not stage literally",
+    });
+    const title = param({ name: "multiqc_title", type: "string" });
+    expect(parseSourceParam(title, "run {1}")).toEqual({ ok: true, value: "run {1}" });
+  });
+
   it("bounds strings like every parameter", () => {
     const text = param({ name: "title", type: "string" });
     expect(parseSourceParam(text, "x".repeat(4097))).toEqual({ ok: false, reason: "at most 4096 bytes" });

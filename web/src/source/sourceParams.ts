@@ -13,6 +13,13 @@ export type ParsedSourceParam = { readonly ok: true; readonly value: ParamValue 
 /** Formats where the value names a file or folder (the runtime checks those exist). */
 const PATH_FORMATS = new Set(["file-path", "directory-path", "path"]);
 
+/**
+ * What a path must not hold: control characters and the glob and
+ * interpolation characters Nextflow's staging would not keep literal (the
+ * runtime's `IMPORT_PATH_FORBIDDEN`).
+ */
+const UNSTAGEABLE = /[\p{Cc}$*?[\]{}]/u;
+
 export function isPathParam(param: SourceParam): boolean {
   return param.format !== null && PATH_FORMATS.has(param.format);
 }
@@ -28,6 +35,11 @@ export function parseSourceParam(param: SourceParam, input: string | boolean): P
       return { ok: false, reason: `at most ${String(MAX_STRING_PARAM_BYTES)} bytes` };
     }
     if (text.includes("\0")) return { ok: false, reason: "cannot contain a NUL character" };
+    const unstageable = isPathParam(param) ? UNSTAGEABLE.exec(text)?.[0] : undefined;
+    if (unstageable !== undefined) {
+      const shown = /\p{Cc}/u.test(unstageable) ? `the control character U+${unstageable.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}` : `\`${unstageable}\``;
+      return { ok: false, reason: `the path holds ${shown}, which Nextflow would not stage literally` };
+    }
     value = text;
   } else {
     const trimmed = text.trim();
