@@ -14,6 +14,7 @@ import { FailureBlock } from "../shell/FailureBlock";
 import { useServices } from "../shell/context";
 import type { Failure } from "../state/controls";
 import { toFailure } from "../state/controls";
+import { catalogFreshness } from "./catalog";
 import { useSourceApi } from "./context";
 import { parseGithubReference } from "./reference";
 import "./source.css";
@@ -153,13 +154,7 @@ export function StartFromPipeline() {
 /** Where the catalog came from and how old it is; offline says why. */
 function CatalogLine({ page }: { page: NfcoreSearchPage }) {
   const { catalog } = page;
-  const age = formatAge(catalog.age_seconds);
-  const text =
-    catalog.origin === "offline"
-      ? `Offline: the last good nf-core catalog, ${age} old`
-      : catalog.origin === "cached"
-        ? `nf-core catalog cached ${age} ago`
-        : "nf-core catalog fetched just now";
+  const text = catalogFreshness(catalog);
   return (
     <p className={`start-source__catalog${catalog.origin === "offline" ? " start-source__catalog--offline" : ""}`} data-origin={catalog.origin}>
       {text} · {page.total_matches} {page.total_matches === 1 ? "pipeline" : "pipelines"}
@@ -216,11 +211,4 @@ function PipelineRow({ match, disabled, onUse }: { match: NfcoreMatch; disabled:
       )}
     </li>
   );
-}
-
-export function formatAge(seconds: number): string {
-  if (seconds < 60) return `${String(seconds)} s`;
-  if (seconds < 3600) return `${String(Math.floor(seconds / 60))} min`;
-  if (seconds < 86_400) return `${String(Math.floor(seconds / 3600))} h`;
-  return `${String(Math.floor(seconds / 86_400))} d`;
 }
