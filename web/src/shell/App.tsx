@@ -18,7 +18,6 @@ import type { FieldFocus } from "../inspector/Inspector";
 import { Inspector } from "../inspector/Inspector";
 import { Palette } from "../palette/Palette";
 import { OpenOutlineContext } from "../source/context";
-import { StartFromPipeline } from "../source/StartFromPipeline";
 import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
@@ -35,6 +34,7 @@ import { useTheme } from "./useTheme";
 // which keeps them out of the entry chunk's size budget.
 const AgentPanel = lazy(() => import("../agent/AgentPanel").then((m) => ({ default: m.AgentPanel })));
 const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ default: m.RunPanel })));
+const StartFromPipeline = lazy(() => import("../source/StartFromPipeline").then((m) => ({ default: m.StartFromPipeline })));
 const OutlineView = lazy(() => import("../source/OutlineView").then((m) => ({ default: m.OutlineView })));
 
 export function App() {
@@ -238,7 +238,11 @@ export function App() {
             />
             </Suspense>
           )}
-          {document.nodes.length === 0 && <StartFromPipeline />}
+          {document.nodes.length === 0 && (
+            <Suspense fallback={null}>
+              <StartFromPipeline />
+            </Suspense>
+          )}
           {outlineNode && document.nodes.some((n) => n.id === outlineNode && n.source) && (
             <Suspense fallback={null}>
               <OutlineView nodeId={outlineNode} onClose={() => { setOutlineNode(undefined); }} />

@@ -9,6 +9,7 @@ import { memo } from "react";
 import { Badges } from "../canvas/OperatorNode";
 import type { SourceFlowNode } from "../canvas/flowModel";
 import { useOpenOutline } from "./context";
+import "./source.css";
 
 export const SourceNode = memo(function SourceNode({ data }: NodeProps<SourceFlowNode>) {
   const { node, assessment } = data;
