@@ -24,7 +24,7 @@ let cache: string;
 
 interface Workflow {
   state_revision: string;
-  document: { nodes: { id: string }[]; notes: { id: string }[] };
+  document: { nodes: { id: string }[]; edges: { id: string }[]; notes: { id: string }[] };
 }
 
 beforeAll(async () => {
@@ -38,6 +38,7 @@ beforeAll(async () => {
     idempotency_key: "e2e-source-clear-canvas",
     summary: "Clear the canvas",
     operations: [
+      ...workflow.document.edges.map((e) => ({ op: "disconnect", edge_id: e.id })),
       ...workflow.document.notes.map((n) => ({ op: "remove_note", note_id: n.id })),
       ...workflow.document.nodes.map((n) => ({ op: "remove_operator", node_id: n.id })),
     ],

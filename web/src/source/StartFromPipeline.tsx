@@ -13,7 +13,7 @@ import type { NfcoreMatch, NfcoreSearchPage } from "../api/sourceSchemas";
 import { FailureBlock } from "../shell/FailureBlock";
 import { useServices } from "../shell/context";
 import type { Failure } from "../state/controls";
-import { toFailure } from "../state/controls";
+import { sourceFailure } from "./failures";
 import { catalogFreshness } from "./catalog";
 import { useSourceApi } from "./context";
 import { parseGithubReference } from "./reference";
@@ -46,7 +46,7 @@ export function StartFromPipeline() {
     setResolving(label);
     const result = await workspace.place((base) => source.resolve(target, base), { reportErrors: false });
     setResolving(undefined);
-    if (!result.ok) setFailure(toFailure(result.error));
+    if (!result.ok) setFailure(sourceFailure(result.error));
   };
 
   const submitPasted = (event: SyntheticEvent) => {

@@ -8,7 +8,7 @@ import { useEffect, useState } from "react";
 import { MAX_QUERY_CHARS } from "../api/limits";
 import type { NfcoreSearchPage } from "../api/sourceSchemas";
 import type { Failure } from "../state/controls";
-import { toFailure } from "../state/controls";
+import { sourceFailure } from "./failures";
 import { useSourceApi } from "./context";
 
 export type NfcoreSearchState =
@@ -35,7 +35,7 @@ export function useNfcoreSearch(input: string): NfcoreSearchState {
       source.searchNfcore(query, NFCORE_RESULT_LIMIT, controller.signal).then(
         (page) => { setState({ status: "done", query, page }); },
         (error: unknown) => {
-          if (!controller.signal.aborted) setState({ status: "failed", query, failure: toFailure(error) });
+          if (!controller.signal.aborted) setState({ status: "failed", query, failure: sourceFailure(error) });
         },
       );
     }, DEBOUNCE_MS);
