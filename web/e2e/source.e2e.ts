@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { node, readinessSettled } from "./canvas";
+import { node, readinessSettled, requiredCount } from "./canvas";
 import type { Browser, Somite } from "./harness";
 import { openBrowser, screenshot, startSomite } from "./harness";
 import type { Providers } from "./providers";
@@ -103,7 +103,8 @@ test("start from nf-core/demo, open its outline, set input and outdir, and readi
   await placed.locator(".op-node__header").click();
   const form = page.getByRole("region", { name: "Pipeline parameters" });
   await form.waitFor();
-  expect(await page.locator('.need', { hasText: "input" }).count()).toBeGreaterThan(0);
+  expect(await page.locator(".need", { hasText: "input" }).count()).toBeGreaterThan(0);
+  expect(await requiredCount(page)).toBe(2);
   const input = form.locator('input[name="input"]');
   await input.fill("samples.tsv");
   await input.press("Enter");
@@ -119,6 +120,8 @@ test("start from nf-core/demo, open its outline, set input and outdir, and readi
     .toEqual({ input: "samplesheet.csv", outdir: "results" });
 
   // 5. Readiness turns ready.
+  await expect.poll(() => requiredCount(page), { timeout: 15_000 }).toBe(0);
+  await readinessSettled(page);
   await expect.poll(() => page.locator('[data-testid="readiness-state"]').textContent(), { timeout: 15_000 }).toBe("Ready to run");
   await placed.locator('[aria-label="ready"]').waitFor();
   await screenshot(page, "source-04-ready");
