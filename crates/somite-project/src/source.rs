@@ -12,9 +12,11 @@
 //! whenever the tree is used.
 
 use somite_outline::{Outline, OutlineError};
-use somite_source::{CommitSha, PinnedSource, SourceOrigin, SourceStore, TreeDigest, VerifiedSource};
+use somite_source::{
+    CommitSha, PinnedSource, SourceOrigin, SourceStore, TreeDigest, VerifiedSource,
+};
 use somite_workflow::Revision;
-use somite_workflow::compile::{SourceEnvironment, SourceInputs, SourceProcessRun, PackageFile};
+use somite_workflow::compile::{PackageFile, SourceEnvironment, SourceInputs, SourceProcessRun};
 use somite_workflow::source::{
     SourceBinding, SourceParam, SourceParamType, SourceProcess, SourceProvider,
 };
@@ -29,10 +31,14 @@ pub const DEFAULT_POSITION: (f64, f64) = (80.0, 80.0);
 /// The node binding of `pinned`, whose tree `outline` describes.
 pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
     let (provider, release, git_ref) = match &pinned.origin {
-        SourceOrigin::NfCore { release, .. } => (SourceProvider::NfCore, Some(release.clone()), None),
-        SourceOrigin::GitHub { git_ref, .. } => {
-            (SourceProvider::GitHub, None, Some(git_ref.as_str().to_owned()))
+        SourceOrigin::NfCore { release, .. } => {
+            (SourceProvider::NfCore, Some(release.clone()), None)
         }
+        SourceOrigin::GitHub { git_ref, .. } => (
+            SourceProvider::GitHub,
+            None,
+            Some(git_ref.as_str().to_owned()),
+        ),
     };
     let params = outline
         .params

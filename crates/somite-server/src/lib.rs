@@ -20,6 +20,7 @@ pub mod revisions;
 pub mod routes;
 pub mod run_routes;
 pub mod serve;
+pub mod source_routes;
 pub mod sse;
 pub mod state;
 pub mod web;
@@ -46,7 +47,17 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/workflow", get(routes::workflow))
         .route("/readiness", get(routes::readiness))
         .route("/catalog/search", get(routes::catalog_search))
-        .route("/catalog/operators/{id}", get(routes::catalog_operator));
+        .route("/catalog/operators/{id}", get(routes::catalog_operator))
+        .route("/source/nfcore/search", get(source_routes::search))
+        .route(
+            "/source/nfcore/resolve",
+            post(source_routes::resolve_nfcore),
+        )
+        .route(
+            "/source/github/resolve",
+            post(source_routes::resolve_github),
+        )
+        .route("/source/nodes/{id}/outline", get(source_routes::outline));
     let human = shared
         .clone()
         .route("/health", get(routes::health))

@@ -35,6 +35,9 @@ pub struct AppState {
     /// The Pixi compiles lock packages with (none: packages have no lock).
     pub compile_toolchain: Toolchain,
     pub sse_keepalive: Duration,
+    /// The pinned-source store and its providers (none when no user cache
+    /// folder can be named).
+    pub sources: Option<somite_source::SourceStore>,
 }
 
 /// Who made an edit, for the feed.
@@ -91,7 +94,15 @@ impl AppState {
             runner,
             compile_toolchain,
             sse_keepalive,
+            sources: somite_source::SourceStore::from_env().ok(),
         }
+    }
+
+    /// Serves pinned sources from `store` (tests point it at a stand-in).
+    #[must_use]
+    pub fn with_sources(mut self, store: somite_source::SourceStore) -> AppState {
+        self.sources = Some(store);
+        self
     }
 
     pub fn project(&self) -> MutexGuard<'_, Project> {

@@ -277,7 +277,10 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 if binding.param(param).is_none() {
                     return Err(SomiteError::new(
                         ErrorCode::UnknownParam,
-                        format!("{} (node `{node_id}`) has no parameter `{param}`", binding.repository),
+                        format!(
+                            "{} (node `{node_id}`) has no parameter `{param}`",
+                            binding.repository
+                        ),
                         "read the node's parameters and use one of their names",
                     ));
                 }

@@ -18,6 +18,7 @@ mod logging;
 mod mcp_cmd;
 mod operator_cmd;
 mod serve_cmd;
+mod source_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -57,6 +58,8 @@ enum Command {
     Docs(docs_cmd::DocsArgs),
     /// Score an ACP agent on a scenario through the real boundary.
     Eval(eval_cmd::EvalArgs),
+    /// Start from a real nf-core or GitHub pipeline, pinned to a commit.
+    Source(source_cmd::SourceArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Docs(args) => docs_cmd::run(args),
         Command::Eval(args) => eval_cmd::run(args),
+        Command::Source(args) => source_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -280,14 +280,18 @@ impl RunClosure {
         if let Some(source) = &self.source {
             check_revision("source.tree_digest", &source.tree_digest)?;
             if !self.nodes.is_empty() {
-                return Err(invalid("a source closure runs the pipeline, not nodes".into()));
+                return Err(invalid(
+                    "a source closure runs the pipeline, not nodes".into(),
+                ));
             }
             if let Some(env) = source
                 .processes
                 .values()
                 .find(|e| !environments.contains(e.as_str()))
             {
-                return Err(invalid(format!("a process runs in unknown environment {env}")));
+                return Err(invalid(format!(
+                    "a process runs in unknown environment {env}"
+                )));
             }
         }
         Ok(())

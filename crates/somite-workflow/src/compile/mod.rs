@@ -28,8 +28,8 @@ mod source;
 mod task;
 
 pub use closure::{
-    ClosureCompiler, ClosureSource, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi, ClosureTargets,
-    ClosureTool, RUN_CLOSURE_SCHEMA, RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
+    ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi, ClosureSource,
+    ClosureTargets, ClosureTool, RUN_CLOSURE_SCHEMA, RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
 };
 pub use config::PROFILES;
 pub use documents::{NodeMap, NodeMapEntry, PACKAGED_TITLE};

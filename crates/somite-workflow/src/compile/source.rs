@@ -153,7 +153,10 @@ pub fn compile_source(
     add("params.json", pretty(&node.params));
     add(
         "workflow.somite.json",
-        pretty(&super::documents::semantic_document(doc, &[node.id.clone()])),
+        pretty(&super::documents::semantic_document(
+            doc,
+            &[node.id.clone()],
+        )),
     );
     add(
         "assessment.json",
@@ -230,7 +233,9 @@ fn environments(inputs: &SourceInputs) -> Result<Vec<Environment<'_>>> {
         if !env.pip.is_empty() {
             return Err(SomiteError::new(
                 ErrorCode::InvalidContract,
-                format!("cannot compile: `{file}` installs pip packages, which Somite does not freeze"),
+                format!(
+                    "cannot compile: `{file}` installs pip packages, which Somite does not freeze"
+                ),
                 "use a pipeline release whose environments list only Conda packages",
             ));
         }
@@ -525,7 +530,10 @@ mod tests {
     fn match_specs_read_as_pixi_pins() {
         let (name, pin) = parse_match_spec("bioconda::fastqc=0.12.1").unwrap();
         assert_eq!(name, "fastqc");
-        assert_eq!(pin.toml(), r#"{ version = "0.12.1.*", channel = "bioconda" }"#);
+        assert_eq!(
+            pin.toml(),
+            r#"{ version = "0.12.1.*", channel = "bioconda" }"#
+        );
         let (_, pin) = parse_match_spec("conda-forge::python=3.9=h1_0").unwrap();
         assert_eq!(
             pin.toml(),
