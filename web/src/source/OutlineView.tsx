@@ -112,6 +112,9 @@ function OutlineBrowser({ outline }: { outline: Outline }) {
         source: e.source,
         target: e.target,
         label: e.label,
+        labelStyle: EDGE_LABEL_STYLE,
+        labelBgStyle: EDGE_LABEL_BACKGROUND,
+        labelBgPadding: [3, 1] as [number, number],
         className: "outline-edge",
         ariaLabel: `${e.source} to ${e.target}${e.label ? ` (${e.label})` : ""}`,
       })),
@@ -161,7 +164,8 @@ function OutlineBrowser({ outline }: { outline: Outline }) {
             minZoom={0.1}
             maxZoom={1.5}
             fitView
-            fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+            // Readable first: a wide block is panned rather than shrunk to fit.
+            fitViewOptions={{ padding: 0.1, minZoom: 0.5, maxZoom: 1 }}
             proOptions={{ hideAttribution: true }}
             aria-label="Outline canvas"
           >
@@ -266,3 +270,5 @@ const OutlineStep = memo(function OutlineStep({ data }: NodeProps<OutlineFlowNod
 });
 
 const OUTLINE_NODE_TYPES: NodeTypes = { outline: OutlineStep };
+const EDGE_LABEL_STYLE = { fill: "var(--text-2)", fontSize: 10 };
+const EDGE_LABEL_BACKGROUND = { fill: "var(--panel)" };

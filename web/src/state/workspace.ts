@@ -527,6 +527,17 @@ export class Workspace {
       this.notify("info", "Catching up with the latest edits", `Try ${direction} again in a moment.`);
       return;
     }
+    // A pinned pipeline is placed only by resolving it (the runtime composes
+    // that transaction); no operation a client may send brings one back.
+    const replaced = to.document.nodes.find((n) => n.source && !from.document.nodes.some((m) => m.id === n.id));
+    if (replaced?.source) {
+      this.notify(
+        "info",
+        `Placing ${replaced.source.repository} cannot be ${direction === "undo" ? "undone" : "redone"} as an edit`,
+        "Start from the pipeline again on the empty canvas: resolving pins the same commit.",
+      );
+      return;
+    }
     const operations = operationsBetween(from.document, to.document);
     if (operations.length === 0) {
       if (direction === "undo") this.history.undone(live);
