@@ -105,6 +105,8 @@ impl EnvVars {
         "SOMITE_STANDIN_GRANDCHILD_PID_FILE";
     /// `1`: the operator-proof test rewrites its coverage file.
     pub const SOMITE_UPDATE_COVERAGE: &'static str = "SOMITE_UPDATE_COVERAGE";
+    /// `1`: the wire-schema test rewrites `web/src/api/generated/wire.schema.json`.
+    pub const SOMITE_UPDATE_WIRE_SCHEMAS: &'static str = "SOMITE_UPDATE_WIRE_SCHEMAS";
     /// The durable-write crash test's child: the file it publishes.
     pub const SOMITE_DURABLE_CRASH_CHILD: &'static str = "SOMITE_DURABLE_CRASH_CHILD";
     /// The durable-write crash test's child: where it stops.

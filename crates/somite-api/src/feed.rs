@@ -2,11 +2,37 @@
 //!
 //! The feed (`GET /api/activity`, the SSE stream) carries one `kind` per
 //! event; the web workspace, the tests and the evaluation branch on it.
+//! Each feed has an [`Epoch`], so a reader can tell a position of this feed
+//! from one of another server process's.
 
 use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The identity of one feed, unique per server start, as lowercase hex.
+/// `<epoch>:<cursor>` is a position a reader follows the feed from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct Epoch(String);
+
+impl Epoch {
+    /// The epoch named by `bytes` (the server draws them at random).
+    pub fn from_bytes(bytes: &[u8]) -> Epoch {
+        Epoch(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Epoch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 /// What an activity-feed event reports. The wire form is the snake_case name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FeedKind {
     /// A graph transaction was applied (by a person or an agent).

@@ -1,12 +1,12 @@
 //! The bounded process runner behind every CLI tool.
 //!
 //! An agent-triggered process must not be able to hang a server, flood its
-//! memory, inherit secrets, or outlive a cancelled request. So a
-//! [`CommandSpec`] is a program path plus a fixed argument array (there is no
+//! memory, inherit secrets, or outlive a cancelled request. So a command is
+//! a program path plus a fixed argument array (there is no
 //! shell anywhere on this path), a working directory, and an explicit
-//! environment built from an allowlist ([`ChildEnv`]). [`run`] hands it to
-//! `somite-process`, which starts the program as the leader of a new process
-//! group and:
+//! environment built from an allowlist ([`ChildEnv`]): a
+//! `somite_process::Command`. [`run`] hands it to `somite-process`, which
+//! starts the program as the leader of a new process group and:
 //!
 //! - keeps the first [`STREAM_CAPTURE_LIMIT`](crate::limits::STREAM_CAPTURE_LIMIT)
 //!   bytes of each of stdout and stderr (an agent reads a report from the
@@ -19,14 +19,12 @@
 //!
 //! The result is the structured [`ProcessReport`] every CLI tool returns.
 
-use crate::limits::TERMINATION_GRACE;
+use crate::limits::{STREAM_CAPTURE_LIMIT, TERMINATION_GRACE};
 use nix::sys::signal::Signal;
 use schemars::JsonSchema;
 use serde::Serialize;
 use somite_process::{Capture, Captured, Command, Interruption, Limits};
-use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -41,62 +39,6 @@ pub use somite_process::Environment as ChildEnv;
 
 /// The runner could not start or observe the process.
 pub use somite_process::Error as ProcessError;
-
-/// One invocation: no shell, a fixed argument array.
-#[derive(Debug, Clone)]
-pub struct CommandSpec {
-    pub program: PathBuf,
-    pub args: Vec<OsString>,
-    pub cwd: PathBuf,
-    pub env: ChildEnv,
-    pub timeout: Duration,
-    pub capture_limit: usize,
-}
-
-impl CommandSpec {
-    /// A command with the default timeout and capture limit.
-    pub fn new(program: impl Into<PathBuf>, cwd: impl Into<PathBuf>, env: ChildEnv) -> Self {
-        Self {
-            program: program.into(),
-            args: Vec::new(),
-            cwd: cwd.into(),
-            env,
-            timeout: crate::limits::DEFAULT_TIMEOUT,
-            capture_limit: crate::limits::STREAM_CAPTURE_LIMIT,
-        }
-    }
-
-    #[must_use]
-    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
-        self.args.push(arg.into());
-        self
-    }
-
-    #[must_use]
-    pub fn args<I, S>(mut self, args: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<OsString>,
-    {
-        self.args.extend(args.into_iter().map(Into::into));
-        self
-    }
-
-    #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// The argument vector as text, program first.
-    pub fn argv(&self) -> Vec<String> {
-        self.command().argv()
-    }
-
-    fn command(&self) -> Command {
-        Command::new(&self.program, &self.cwd, self.env.clone()).args(&self.args)
-    }
-}
 
 /// The structured result of one invocation.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -121,22 +63,23 @@ pub struct ProcessReport {
     pub cancelled: bool,
 }
 
-/// Runs `spec` to completion, timeout or cancellation.
+/// Runs `command` to completion, `timeout` or cancellation.
 pub async fn run(
-    spec: &CommandSpec,
+    command: &Command,
+    timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<ProcessReport, ProcessError> {
     let limits = Limits {
-        timeout: spec.timeout,
+        timeout,
         grace: TERMINATION_GRACE,
-        stdout: Capture::Head(spec.capture_limit),
-        stderr: Capture::Head(spec.capture_limit),
+        stdout: Capture::Head(STREAM_CAPTURE_LIMIT),
+        stderr: Capture::Head(STREAM_CAPTURE_LIMIT),
     };
-    let finished = somite_process::run(&spec.command(), &limits, cancel).await?;
+    let finished = somite_process::run(command, &limits, cancel).await?;
     let exit_code = finished.status.code();
     Ok(ProcessReport {
-        command: spec.argv(),
-        cwd: spec.cwd.display().to_string(),
+        command: command.argv(),
+        cwd: command.cwd().display().to_string(),
         exit_code,
         signal: finished.status.signal().map(signal_name),
         stdout_truncated: finished.stdout.truncated(),
@@ -178,8 +121,10 @@ mod tests {
     use super::*;
     use std::time::Instant;
 
-    fn sh(script: &str) -> CommandSpec {
-        CommandSpec::new(
+    use crate::limits::DEFAULT_TIMEOUT;
+
+    fn sh(script: &str) -> Command {
+        Command::new(
             "/bin/sh",
             std::env::temp_dir(),
             ChildEnv::inherit(&["PATH"]),
@@ -192,6 +137,7 @@ mod tests {
     async fn a_successful_command_reports_its_output_and_exit_code() {
         let report = run(
             &sh("echo out; echo err >&2; exit 0"),
+            DEFAULT_TIMEOUT,
             &CancellationToken::new(),
         )
         .await
@@ -209,7 +155,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_failing_command_is_not_ok() {
-        let report = run(&sh("exit 3"), &CancellationToken::new())
+        let report = run(&sh("exit 3"), DEFAULT_TIMEOUT, &CancellationToken::new())
             .await
             .expect("runs");
         assert!(!report.ok);
@@ -219,8 +165,10 @@ mod tests {
 
     #[tokio::test]
     async fn oversized_output_is_truncated_with_a_marker() {
-        let spec = sh("yes | head -c 3000000");
-        let report = run(&spec, &CancellationToken::new()).await.expect("runs");
+        let command = sh("yes | head -c 3000000");
+        let report = run(&command, DEFAULT_TIMEOUT, &CancellationToken::new())
+            .await
+            .expect("runs");
         assert!(report.ok, "{report:?}");
         assert!(report.stdout_truncated);
         assert!(!report.stderr_truncated);
@@ -238,8 +186,10 @@ mod tests {
     #[tokio::test]
     async fn only_allowlisted_variables_reach_the_child() {
         let env = ChildEnv::inherit(&["PATH"]).with("SOMITE_PROBE", "visible");
-        let spec = CommandSpec::new("/usr/bin/env", std::env::temp_dir(), env);
-        let report = run(&spec, &CancellationToken::new()).await.expect("runs");
+        let command = Command::new("/usr/bin/env", std::env::temp_dir(), env);
+        let report = run(&command, DEFAULT_TIMEOUT, &CancellationToken::new())
+            .await
+            .expect("runs");
         let mut names: Vec<&str> = report
             .stdout
             .lines()
@@ -251,8 +201,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_timeout_terminates_the_process() {
-        let spec = sh("sleep 30").timeout(Duration::from_millis(200));
-        let report = run(&spec, &CancellationToken::new()).await.expect("runs");
+        let report = run(
+            &sh("sleep 30"),
+            Duration::from_millis(200),
+            &CancellationToken::new(),
+        )
+        .await
+        .expect("runs");
         assert!(report.timed_out);
         assert!(!report.ok);
         assert_eq!(report.signal.as_deref(), Some("SIGTERM"));
@@ -279,7 +234,7 @@ mod tests {
             "sh -c 'trap \"\" TERM; echo $$ > {pid}; while :; do sleep 0.1; done' & wait",
             pid = pid_file.display()
         );
-        let spec = sh(&script);
+        let command = sh(&script);
         let cancel = CancellationToken::new();
         let trigger = cancel.clone();
         let pid_path = pid_file.clone();
@@ -293,7 +248,7 @@ mod tests {
             trigger.cancel();
         });
         let started = Instant::now();
-        let report = run(&spec, &cancel).await.expect("runs");
+        let report = run(&command, DEFAULT_TIMEOUT, &cancel).await.expect("runs");
         canceller.await.expect("canceller");
         assert!(report.cancelled, "{report:?}");
         assert!(!report.ok);
@@ -317,13 +272,13 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_program_is_a_spawn_error() {
-        let spec = CommandSpec::new(
+        let command = Command::new(
             "/nonexistent/somite-tool",
             std::env::temp_dir(),
             ChildEnv::default(),
         );
         assert!(matches!(
-            run(&spec, &CancellationToken::new()).await,
+            run(&command, DEFAULT_TIMEOUT, &CancellationToken::new()).await,
             Err(ProcessError::Spawn { .. })
         ));
     }

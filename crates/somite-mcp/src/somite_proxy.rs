@@ -13,6 +13,12 @@
 //! may run a cold `pixi lock` for minutes: those calls have no deadline of
 //! the proxy's own and report MCP progress while they wait (see `Work`), so
 //! the agent never sees a failure while the work goes on.
+//!
+//! A tool's success value is the very type the runtime serializes (the
+//! project's views, the assessment, the search page, the run status), read
+//! back from the runtime's reply, so its `outputSchema` is generated from
+//! what the runtime actually returns and a reply that does not match it is
+//! reported as `invalid_response`.
 
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolOutcome, outcome_schema_with};
@@ -29,6 +35,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use somite_api::LinkCode;
+use somite_project::evidence::EvidenceLookup;
+use somite_project::views::{AppliedTransaction, AttachedCompile, WorkflowState};
+use somite_runner::{RunStarted, RunStatus};
+use somite_workflow::assessment::Assessment;
+use somite_workflow::search::SearchPage;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
@@ -111,41 +122,6 @@ fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
 #[serde(deny_unknown_fields)]
 pub struct NoArguments {}
 
-/// The current graph and its identities.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct WorkflowState {
-    /// Pass this as `base_state_revision` in the next transaction.
-    pub state_revision: String,
-    /// The semantic identity evidence binds to (layout and notes excluded).
-    pub graph_revision: String,
-    pub semantic_revision: String,
-    pub input_location: String,
-    /// Set when the project refuses edits until the user rebinds it.
-    pub recovery_required: Option<String>,
-    pub catalog_revision: String,
-    /// `{schema_version, title, nodes, edges, notes, stages}`.
-    pub document: Map<String, Value>,
-}
-
-/// The Workflow assessment of the current graph revision.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct Readiness {
-    pub graph_revision: String,
-    pub catalog_revision: String,
-    /// `empty`, `ready`, `building` or `needs_action`.
-    pub state: String,
-    pub required_count: u64,
-    pub counts: Map<String, Value>,
-    pub next_requirement: Option<String>,
-    /// Ordered requirements, each with resolutions, recipes, whether it may
-    /// be escalated to the user, and its evidence: the contract field it was
-    /// derived from with the file and line declaring it, the node and port or
-    /// parameter, and a file's recorded digest versus the one found.
-    pub items: Vec<Map<String, Value>>,
-    /// Per-node support, badges and input controls.
-    pub nodes: Vec<Map<String, Value>>,
-}
-
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
@@ -157,33 +133,6 @@ pub struct SearchArgs {
     /// The `next_cursor` of the previous page of the same query.
     #[serde(default)]
     pub cursor: Option<String>,
-}
-
-/// One ranked operator contract.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct CatalogMatch {
-    pub id: String,
-    pub title: String,
-    pub palette: String,
-    pub kind: String,
-    /// The exact operator revision a new node will pin.
-    pub revision: String,
-    pub score: u64,
-    pub matched_terms: Vec<String>,
-    pub packages: Map<String, Value>,
-    pub inputs: Vec<Map<String, Value>>,
-    pub outputs: Vec<Map<String, Value>>,
-    pub params: Vec<Map<String, Value>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct CatalogPage {
-    pub query: String,
-    pub catalog_revision: String,
-    pub total_matches: u64,
-    pub matches: Vec<CatalogMatch>,
-    /// Valid only for this query and catalog revision.
-    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -204,52 +153,6 @@ pub struct TransactionArgs {
     /// `{op:"add_note", note_id, text, x, y}`, `{op:"edit_note", note_id, text}`,
     /// `{op:"remove_note", note_id}`, `{op:"set_title", title}`.
     pub operations: Vec<Map<String, Value>>,
-}
-
-/// What a transaction did.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct TransactionResult {
-    pub previous_state_revision: String,
-    pub state_revision: String,
-    pub graph_revision: String,
-    pub summary: String,
-    pub operations: u64,
-    /// True when this repeated an already-applied request.
-    pub replayed: bool,
-    /// The resulting document, for a fresh edit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub document: Option<Map<String, Value>>,
-    /// The activity-feed cursor that announced the edit.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<u64>,
-}
-
-/// A frozen package.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct CompileResult {
-    /// The run-closure digest naming the package.
-    pub digest: String,
-    /// The package in the project, relative to the project root.
-    pub path: String,
-    /// The semantic revision the package was compiled from.
-    pub graph_revision: String,
-    pub files: u64,
-    pub bytes: u64,
-    /// True when an identical, verified package was already on disk.
-    pub reused: bool,
-    /// `locked`, `unavailable` (Pixi not installed) or `failed`.
-    pub pixi: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pixi_failure: Option<String>,
-    /// Informational toolchain requirements, such as a missing Pixi.
-    pub toolchain: Vec<Map<String, Value>>,
-    /// Where the verified copy is, relative to the shared Pixi/Nextflow
-    /// workspace root of this agent session (give it to their tools).
-    pub output_path: Option<String>,
-    /// How the package reached that root: `reflink` (copy-on-write) or
-    /// `copy` (the filesystem cannot clone); absent without `output_path`.
-    #[serde(default)]
-    pub copy_method: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -294,64 +197,6 @@ pub struct EvidenceArgs {
     /// The graph revision to look up (default: the current graph's).
     #[serde(default)]
     pub graph_revision: Option<String>,
-}
-
-/// A started (or replayed) launch.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct RunStartedResult {
-    pub run_id: String,
-    /// `run` or `validation`.
-    pub kind: String,
-    pub graph_revision: String,
-    pub closure_digest: String,
-    pub profile: String,
-    pub replayed: bool,
-}
-
-/// The status of one launch.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct RunStatusResult {
-    pub run_id: String,
-    /// `run` or `validation`.
-    pub kind: String,
-    /// `preparing`, `running`, `finalizing`, `completed`, `failed`,
-    /// `cancelling` or `cancelled`.
-    pub phase: String,
-    /// Increases with every change; pass it back as `since_revision`.
-    pub revision: u64,
-    pub graph_revision: String,
-    pub closure_digest: String,
-    pub profile: String,
-    /// Node id → `queued`, `running`, `cached`, `done`, `failed`, `skipped` or `cancelled`.
-    pub states: Map<String, Value>,
-    /// `{completed, total, unit, message}`.
-    pub progress: Map<String, Value>,
-    pub exit_code: Option<i64>,
-    /// Why the run failed or was lost.
-    pub error: Option<Failure>,
-    /// The validation's evidence receipt digest, once saved.
-    pub evidence_receipt: Option<String>,
-    /// Values used instead of the packaged parameters (fixture-only overrides are disclosed here).
-    pub overrides: Vec<Map<String, Value>>,
-    /// A validation's fixture bindings.
-    pub fixtures: Vec<Map<String, Value>>,
-    pub output_dir: String,
-    /// The last lines of stderr, when the run failed.
-    pub stderr_tail: Vec<String>,
-    pub started_at: String,
-    pub ended_at: Option<String>,
-}
-
-/// The immutable evidence receipts of one graph revision.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct EvidenceResult {
-    pub graph_revision: String,
-    /// True only when a verified receipt for this exact revision passed.
-    pub validated: bool,
-    /// Verified receipts, oldest first.
-    pub receipts: Vec<Map<String, Value>>,
-    /// Receipts that failed re-verification (tampered or unreadable).
-    pub problems: Vec<Map<String, Value>>,
 }
 
 /// How the proxy reaches the runtime.
@@ -596,13 +441,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.readiness.get",
         annotations(title = "Assess readiness"),
-        output_schema = outcome_schema::<Readiness>()
+        output_schema = outcome_schema::<Assessment>()
     )]
     async fn readiness_get(
         &self,
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<Readiness> {
+    ) -> Outcome<Assessment> {
         ToolOutcome(
             self.runtime
                 .call(reqwest::Method::GET, "/readiness", None, &context)
@@ -614,13 +459,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.catalog.search",
         annotations(title = "Search the operator catalog"),
-        output_schema = outcome_schema::<CatalogPage>()
+        output_schema = outcome_schema::<SearchPage>()
     )]
     async fn catalog_search(
         &self,
         Parameters(args): Parameters<SearchArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<CatalogPage> {
+    ) -> Outcome<SearchPage> {
         let mut query = vec![("q", args.query)];
         query.extend(args.limit.map(|l| ("limit", l.to_string())));
         query.extend(args.cursor.map(|c| ("cursor", c)));
@@ -641,13 +486,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.graph.apply_transaction",
         annotations(title = "Edit the workflow"),
-        output_schema = outcome_schema::<TransactionResult>()
+        output_schema = outcome_schema::<AppliedTransaction>()
     )]
     async fn apply_transaction(
         &self,
         Parameters(args): Parameters<TransactionArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<TransactionResult> {
+    ) -> Outcome<AppliedTransaction> {
         let body = serde_json::json!({
             "base_state_revision": args.base_state_revision,
             "idempotency_key": args.idempotency_key,
@@ -670,13 +515,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.workflow.compile",
         annotations(title = "Compile the workflow"),
-        output_schema = outcome_schema::<CompileResult>()
+        output_schema = outcome_schema::<AttachedCompile>()
     )]
     async fn workflow_compile(
         &self,
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<CompileResult> {
+    ) -> Outcome<AttachedCompile> {
         ToolOutcome(
             self.runtime
                 .call_for(
@@ -694,13 +539,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.run.start",
         annotations(title = "Run the workflow"),
-        output_schema = outcome_schema::<RunStartedResult>()
+        output_schema = outcome_schema::<RunStarted>()
     )]
     async fn run_start(
         &self,
         Parameters(args): Parameters<RunStartArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<RunStartedResult> {
+    ) -> Outcome<RunStarted> {
         let mut body = Map::new();
         body.insert(
             "idempotency_key".into(),
@@ -726,13 +571,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.validation.start",
         annotations(title = "Validate the workflow"),
-        output_schema = outcome_schema::<RunStartedResult>()
+        output_schema = outcome_schema::<RunStarted>()
     )]
     async fn validation_start(
         &self,
         Parameters(args): Parameters<ValidationArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<RunStartedResult> {
+    ) -> Outcome<RunStarted> {
         let body = serde_json::json!({"idempotency_key": args.idempotency_key});
         ToolOutcome(
             self.runtime
@@ -751,13 +596,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.run.status",
         annotations(title = "Read a run's status"),
-        output_schema = outcome_schema::<RunStatusResult>()
+        output_schema = outcome_schema::<RunStatus>()
     )]
     async fn run_status(
         &self,
         Parameters(args): Parameters<RunStatusArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<RunStatusResult> {
+    ) -> Outcome<RunStatus> {
         let mut query = Vec::new();
         query.extend(args.wait_ms.map(|w| ("wait_ms", w.to_string())));
         query.extend(
@@ -780,13 +625,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.run.cancel",
         annotations(title = "Cancel a run"),
-        output_schema = outcome_schema::<RunStatusResult>()
+        output_schema = outcome_schema::<RunStatus>()
     )]
     async fn run_cancel(
         &self,
         Parameters(args): Parameters<RunIdArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<RunStatusResult> {
+    ) -> Outcome<RunStatus> {
         let path = format!("/runs/{}/cancel", percent_encode(&args.run_id));
         ToolOutcome(
             self.runtime
@@ -804,13 +649,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.evidence.lookup",
         annotations(title = "Look up evidence"),
-        output_schema = outcome_schema::<EvidenceResult>()
+        output_schema = outcome_schema::<EvidenceLookup>()
     )]
     async fn evidence_lookup(
         &self,
         Parameters(args): Parameters<EvidenceArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<EvidenceResult> {
+    ) -> Outcome<EvidenceLookup> {
         let query: Vec<(&str, String)> = args
             .graph_revision
             .map(|r| ("graph_revision", r))

@@ -14,9 +14,10 @@
 //! proven for is data ([`ToolContract`]), not code.
 
 use crate::envelope::ToolError;
-use crate::process::{self, ChildEnv, CommandSpec};
+use crate::process::{self, ChildEnv};
 use serde_json::json;
 use somite_api::{DomainCode, ToolCode};
+use somite_process::Command;
 use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -96,16 +97,17 @@ impl ToolContract {
     ) -> Result<Toolchain, ToolError> {
         let executable =
             find_executable(self.binary, env.get("PATH")).ok_or_else(|| self.missing())?;
-        let spec = CommandSpec::new(&executable, cwd, env.clone())
-            .args(self.version_args.iter().copied())
-            .timeout(VERSION_TIMEOUT);
-        let report = process::run(&spec, cancel).await.map_err(|error| {
-            ToolError::new(
-                ToolCode::ProcessFailed,
-                error.to_string(),
-                "Check that the installed binary can be executed by this user.",
-            )
-        })?;
+        let command =
+            Command::new(&executable, cwd, env.clone()).args(self.version_args.iter().copied());
+        let report = process::run(&command, VERSION_TIMEOUT, cancel)
+            .await
+            .map_err(|error| {
+                ToolError::new(
+                    ToolCode::ProcessFailed,
+                    error.to_string(),
+                    "Check that the installed binary can be executed by this user.",
+                )
+            })?;
         let output = format!("{}\n{}", report.stdout, report.stderr);
         let version = parse_version(&output);
         match version {

@@ -9,12 +9,13 @@ use crate::confine::{ConfineError, WorkspaceRoot};
 use crate::docs::tools::{self, DocsList, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs};
 use crate::docs::{DocsCache, DocsError, Manual, ManualSpec, configured_source};
 use crate::envelope::ToolError;
-use crate::process::{self, BASE_ENV_ALLOWLIST, ChildEnv, CommandSpec, ProcessReport};
+use crate::process::{self, BASE_ENV_ALLOWLIST, ChildEnv, ProcessReport};
 use crate::toolchain::{ToolContract, Toolchain};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use somite_api::ToolCode;
+use somite_process::Command;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -191,16 +192,16 @@ impl ServerCore {
         cancel: &CancellationToken,
     ) -> Result<ProcessReport, ToolError> {
         let toolchain = self.toolchain(cancel).await?;
-        let spec = CommandSpec::new(&toolchain.executable, cwd, self.env.clone())
-            .args(args)
-            .timeout(timeout);
-        process::run(&spec, cancel).await.map_err(|error| {
-            ToolError::new(
-                ToolCode::ProcessFailed,
-                error.to_string(),
-                "Check the installation of the tool and the workspace directory.",
-            )
-        })
+        let command = Command::new(&toolchain.executable, cwd, self.env.clone()).args(args);
+        process::run(&command, timeout, cancel)
+            .await
+            .map_err(|error| {
+                ToolError::new(
+                    ToolCode::ProcessFailed,
+                    error.to_string(),
+                    "Check the installation of the tool and the workspace directory.",
+                )
+            })
     }
 
     /// Runtime information: the checked version plus the tool's own report.

@@ -72,7 +72,8 @@ impl Default for SessionLimits {
 }
 
 /// How a package's bytes reached the shared root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CopyMethod {
     /// Every file is a copy-on-write clone: no block was duplicated.

@@ -23,7 +23,7 @@ use crate::durable;
 use crate::layout::Layout;
 use crate::project::Project;
 use crate::toolchain::{InvalidPixiSetting, pixi_environment, resolve_pixi};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use somite_api::EnvVars;
 use somite_process::{Capture, Command, Interruption, Limits};
 use somite_workflow::assessment::{Assessment, Item, ItemKind};
@@ -133,6 +133,17 @@ pub enum PixiOutcome {
     Failed { step: String, detail: String },
 }
 
+/// [`PixiOutcome`] as a compile summary reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PixiState {
+    Locked,
+    /// Pixi is not installed: the package has no lock.
+    Unavailable,
+    Failed,
+}
+
 /// A published package.
 #[derive(Debug, Clone)]
 pub struct CompileOutcome {
@@ -148,17 +159,20 @@ pub struct CompileOutcome {
 }
 
 /// What every surface (CLI, HTTP, MCP) reports about a compile.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct CompileSummary {
+    /// The run-closure digest naming the package.
     pub digest: String,
     /// Where the package is, as the caller chose to show it.
     pub path: String,
+    /// The semantic revision the package was compiled from.
     pub graph_revision: String,
     pub files: usize,
     pub bytes: u64,
+    /// True when an identical, verified package was already on disk.
     pub reused: bool,
-    /// `locked`, `unavailable` or `failed`.
-    pub pixi: &'static str,
+    pub pixi: PixiState,
     /// Why Pixi could not lock the package, when it ran and failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pixi_failure: Option<String>,
@@ -170,9 +184,11 @@ impl CompileOutcome {
     /// The outcome's summary, showing the package at `path`.
     pub fn summary(&self, path: String) -> CompileSummary {
         let (pixi, pixi_failure) = match &self.pixi {
-            PixiOutcome::Locked => ("locked", None),
-            PixiOutcome::Unavailable => ("unavailable", None),
-            PixiOutcome::Failed { step, detail } => ("failed", Some(format!("{step}: {detail}"))),
+            PixiOutcome::Locked => (PixiState::Locked, None),
+            PixiOutcome::Unavailable => (PixiState::Unavailable, None),
+            PixiOutcome::Failed { step, detail } => {
+                (PixiState::Failed, Some(format!("{step}: {detail}")))
+            }
         };
         CompileSummary {
             digest: self.package.digest().to_string(),

@@ -45,6 +45,7 @@ type Result<T> = std::result::Result<T, SomiteError>;
 
 /// The verdict of a validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiptResult {
     /// Every node ran (or was cached) and produced its declared outputs.
@@ -58,6 +59,7 @@ pub enum ReceiptResult {
 
 /// The verdict on one node or edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ItemResult {
     Passed,
@@ -69,6 +71,7 @@ pub enum ItemResult {
 /// One value of `params.json` that the run used instead of the packaged
 /// one, disclosed in the run status and the receipt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ParameterOverride {
     /// `inputs` (an input path) or `values` (a tool parameter).
@@ -85,6 +88,7 @@ pub struct ParameterOverride {
 
 /// A root input bound to a content-addressed fixture.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FixtureBinding {
     pub node_id: String,
@@ -101,6 +105,7 @@ pub struct FixtureBinding {
 
 /// What the receipt is about: exactly one semantic graph revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReceiptSubject {
     pub graph_revision: Revision,
@@ -108,6 +113,7 @@ pub struct ReceiptSubject {
 
 /// The configuration the package ran with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReceiptConfiguration {
     /// The Nextflow profile (`local`, ...).
@@ -122,6 +128,7 @@ pub struct ReceiptConfiguration {
 
 /// Who checked, and how.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Verifier {
     pub name: String,
@@ -133,6 +140,7 @@ pub struct Verifier {
 
 /// One node of the graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NodeResult {
     pub node_id: String,
@@ -147,6 +155,7 @@ pub struct NodeResult {
 
 /// One edge of the graph: whether data flowed along it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EdgeResult {
     pub edge_id: String,
@@ -159,6 +168,7 @@ pub struct EdgeResult {
 
 /// A file the run produced, by digest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DigestedFile {
     /// Relative to the run's launch directory.
@@ -169,6 +179,7 @@ pub struct DigestedFile {
 
 /// One immutable validation record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
     pub schema: String,
@@ -249,6 +260,7 @@ impl Default for Index {
 
 /// A receipt the index lists that could not be returned as evidence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ReceiptProblem {
     pub digest: Revision,
     /// `tampered` (bytes no longer match the digest), `missing` or
@@ -259,6 +271,7 @@ pub struct ReceiptProblem {
 
 /// Every receipt of one graph revision, each re-verified.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct EvidenceLookup {
     pub graph_revision: Revision,
     /// True only when a verified receipt for this revision passed.

@@ -15,6 +15,7 @@ pub mod project;
 pub mod records;
 pub mod source;
 pub mod toolchain;
+pub mod views;
 
 pub use layout::Layout;
 pub use project::{Project, Seed, TransactionOutcome};

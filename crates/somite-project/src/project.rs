@@ -72,12 +72,14 @@ pub enum Seed {
 /// What a transaction did. Replays return the stored original with
 /// `replayed: true`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TransactionOutcome {
     pub previous_state_revision: Revision,
     pub state_revision: Revision,
     pub graph_revision: Revision,
     pub summary: String,
     pub operations: usize,
+    /// True when this repeated an already-applied request.
     #[serde(default)]
     pub replayed: bool,
 }

@@ -302,7 +302,7 @@ fn a_project_opened_as_the_current_folder_still_locks_with_pixi() {
     // of its own, and nothing else in this binary uses a relative path.
     std::env::set_current_dir(dir.path()).unwrap();
     let mut project = Project::open(".", Seed::Empty).unwrap();
-    apply(&mut project, operations());
+    apply(&mut project, somite_test_support::paired_qc_operations());
     let bin = tempfile::tempdir().unwrap();
     let pixi = fake_pixi(bin.path(), false);
     let outcome = compiled::compile(&project, &Toolchain::with_pixi(&pixi)).unwrap();

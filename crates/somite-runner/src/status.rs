@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 /// Whether a launch runs the graph on its configured inputs or validates it
 /// on representative fixtures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunKind {
     Run,
@@ -21,6 +22,7 @@ pub enum RunKind {
 
 /// The lifecycle of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunPhase {
     /// Binding fixtures and laying out the launch directory; nothing runs yet.
@@ -61,6 +63,7 @@ impl RunPhase {
 
 /// One graph node during a run, as read from Nextflow's trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum NodeState {
     Queued,
@@ -100,6 +103,7 @@ impl NodeState {
 
 /// Bounded node-level progress: `completed` ≤ `total`, in `unit`s.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Progress {
     pub completed: u64,
     pub total: u64,
@@ -111,11 +115,13 @@ pub struct Progress {
 
 /// The status of one launch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RunStatus {
     pub run_id: String,
     pub kind: RunKind,
     pub phase: RunPhase,
-    /// Increases with every change, so a poller can tell snapshots apart.
+    /// Increases with every change, so a poller can tell snapshots apart;
+    /// pass it back as `since_revision`.
     pub revision: u64,
     pub graph_revision: Revision,
     /// The digest of the compiled package the run executes.
@@ -148,6 +154,7 @@ pub struct RunStatus {
 /// What a start returns. A replay of an identical launch returns the
 /// original `run_id` with `replayed: true`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct RunStarted {
     pub run_id: String,
     pub kind: RunKind,

@@ -25,6 +25,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use somite_api::FeedKind;
+pub use somite_api::feed::Epoch;
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -41,27 +42,11 @@ pub const FEED_BYTE_CAPACITY: usize = 64 * 1024 * 1024;
 /// Random bytes in an epoch (64 bits: two server starts never share one).
 const EPOCH_BYTES: usize = 8;
 
-/// The identity of one feed, unique per server start, as lowercase hex.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Epoch(String);
-
-impl Epoch {
-    fn generate() -> Epoch {
-        let mut bytes = [0u8; EPOCH_BYTES];
-        getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-        Epoch(bytes.iter().map(|b| format!("{b:02x}")).collect())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Epoch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A fresh epoch for a feed.
+fn generate_epoch() -> Epoch {
+    let mut bytes = [0u8; EPOCH_BYTES];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+    Epoch::from_bytes(&bytes)
 }
 
 /// A position in one feed: the text a reader sends back (`?after=`,
@@ -80,6 +65,7 @@ impl fmt::Display for Position<'_> {
 
 /// One feed event. `cursor` starts at 1 and increases by exactly one per event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct FeedEvent {
     pub cursor: u64,
     pub kind: FeedKind,
@@ -155,7 +141,7 @@ impl Feed {
                 last_cursor: 0,
             })),
             live,
-            epoch: Arc::new(Epoch::generate()),
+            epoch: Arc::new(generate_epoch()),
             capacity,
             byte_capacity,
         }

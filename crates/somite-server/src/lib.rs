@@ -24,6 +24,8 @@ pub mod source_routes;
 pub mod sse;
 pub mod state;
 pub mod web;
+#[cfg(test)]
+mod wire_schemas;
 
 use axum::Router;
 use axum::middleware;

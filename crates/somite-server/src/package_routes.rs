@@ -16,12 +16,12 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use somite_api::FeedKind;
-use somite_project::attach::CopyMethod;
 use somite_project::compiled::{self, CompileOutcome, CompileSummary};
 use somite_project::export;
+use somite_project::views::AttachedCompile;
 use somite_workflow::SomiteError;
 use std::sync::Arc;
 
@@ -29,20 +29,6 @@ use std::sync::Arc;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NoOptions {}
-
-/// `POST /api/mcp/compile`: the summary and, for an agent session, where the
-/// package was attached.
-#[derive(Debug, Serialize)]
-pub struct AttachedCompile {
-    #[serde(flatten)]
-    pub summary: CompileSummary,
-    /// Relative to the session's shared Pixi/Nextflow root; `None` when the
-    /// capability belongs to no agent session.
-    pub output_path: Option<String>,
-    /// How the package reached that root: `reflink` (copy-on-write, no
-    /// block duplicated) or `copy`; `None` with `output_path`.
-    pub copy_method: Option<CopyMethod>,
-}
 
 fn compile_current(state: &AppState) -> Result<(CompileOutcome, CompileSummary), SomiteError> {
     let project = state.project();

@@ -9,7 +9,7 @@ use crate::api_error::ApiError;
 use crate::body::{JsonBody, RawJson};
 use crate::feed::{Epoch, FeedEvent, Resume};
 use crate::package_routes::NoOptions;
-use crate::state::{AppState, EditSource, TransactionReply, blocking};
+use crate::state::{AppState, EditSource, blocking};
 use axum::Json;
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
@@ -19,8 +19,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_api::FeedKind;
+use somite_project::views::{RevisionHead, TransactionReply, WorkflowState, WorkflowView};
 use somite_workflow::assessment::Assessment;
-use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::search::{SearchPage, SearchRequest};
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
@@ -43,33 +43,6 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
                 )
             })
     }
-}
-
-/// The graph with its identities.
-#[derive(Debug, Serialize)]
-pub struct WorkflowView {
-    pub state_revision: String,
-    pub graph_revision: String,
-    /// The same value as `graph_revision`: the semantic identity evidence binds to.
-    pub semantic_revision: String,
-    pub input_location: String,
-    pub recovery_required: Option<String>,
-    pub catalog_revision: String,
-    pub document: WorkflowDocument,
-    /// The feed's last cursor when the document was read: every transaction
-    /// after it arrives as a feed event with a larger cursor.
-    pub feed_cursor: u64,
-    /// The feed's epoch: `<feed_epoch>:<feed_cursor>` is the position to
-    /// follow the feed from.
-    pub feed_epoch: Epoch,
-}
-
-/// The identities served beside a past document (`?state_revision=`).
-#[derive(Debug, Serialize)]
-struct RevisionHead<'a> {
-    state_revision: &'a str,
-    graph_revision: &'a str,
-    semantic_revision: &'a str,
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,21 +82,14 @@ pub async fn workflow(
                 )
             })?;
             drop(p);
-            let head = RevisionHead {
-                state_revision: &published.state_revision,
-                graph_revision: &published.graph_revision,
-                semantic_revision: &published.graph_revision,
-            };
+            let head = RevisionHead::new(
+                published.state_revision.clone(),
+                published.graph_revision.clone(),
+            );
             return Ok(with_document(&head, &published.json));
         }
         Ok(Json(WorkflowView {
-            state_revision: p.state_revision().clone(),
-            graph_revision: p.graph_revision(),
-            semantic_revision: p.graph_revision(),
-            input_location: p.layout().graph_location(),
-            recovery_required: p.recovery_needed().map(|r| r.reason.clone()),
-            catalog_revision: p.catalog().revision().clone(),
-            document: p.document().clone(),
+            state: WorkflowState::of(&p),
             // Transactions publish under the project lock, so this cursor
             // and the document are one consistent snapshot.
             feed_cursor: s.feed.last_cursor(),
@@ -190,6 +156,7 @@ pub async fn agent_transaction(
 
 /// What `POST /api/project/rebind` answers.
 #[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Rebound {
     pub state_revision: String,
 }
@@ -272,6 +239,7 @@ pub struct ActivityParams {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ActivityPage {
     /// The feed's epoch; `<epoch>:<last_cursor>` is the position to continue from.
     pub epoch: Epoch,

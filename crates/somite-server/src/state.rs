@@ -10,15 +10,15 @@
 use crate::agent::{AgentHost, AgentSetup};
 use crate::api_error::ApiError;
 use crate::capability::Capabilities;
-use crate::feed::{Epoch, Feed};
+use crate::feed::Feed;
 use crate::revisions::{PublishedDocument, RecentDocuments};
 use serde::Serialize;
 use serde_json::json;
 use somite_api::FeedKind;
+use somite_project::Project;
 use somite_project::compiled::Toolchain;
-use somite_project::{Project, TransactionOutcome};
+use somite_project::views::{AppliedTransaction, TransactionReply};
 use somite_runner::Supervisor;
-use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -50,20 +50,6 @@ pub enum EditSource {
     Agent {
         activity: Option<String>,
     },
-}
-
-/// A transaction's reply: the outcome, and for a fresh edit the resulting
-/// document and the feed cursor (with the feed's epoch) that announced it.
-#[derive(Debug, Clone, Serialize)]
-pub struct TransactionReply {
-    #[serde(flatten)]
-    pub outcome: TransactionOutcome,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub document: Option<WorkflowDocument>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub epoch: Option<Epoch>,
 }
 
 impl AppState {
@@ -122,9 +108,11 @@ impl AppState {
         let outcome = project.apply_transaction(txn)?;
         if outcome.replayed {
             return Ok(TransactionReply {
-                outcome,
-                document: None,
-                cursor: None,
+                applied: AppliedTransaction {
+                    outcome,
+                    document: None,
+                    cursor: None,
+                },
                 epoch: None,
             });
         }
@@ -141,9 +129,11 @@ impl AppState {
             json!({"source": source, "outcome": outcome, "operations": txn.operations}),
         );
         Ok(TransactionReply {
-            outcome,
-            document: Some(document),
-            cursor: Some(cursor),
+            applied: AppliedTransaction {
+                outcome,
+                document: Some(document),
+                cursor: Some(cursor),
+            },
             epoch: Some(self.feed.epoch().clone()),
         })
     }

@@ -13,6 +13,7 @@ use somite_project::{Project, Seed};
 use somite_server::RunningServer;
 use somite_server::body::MAX_REQUEST_BYTES;
 use somite_server::config::ServerConfig;
+use somite_test_support::ready_paired_reads;
 use std::time::Duration;
 use support::assert_envelope;
 
@@ -745,28 +746,6 @@ async fn the_web_workspace_page_is_served() {
     assert!(response.text().await.unwrap().contains("Somite"));
 }
 
-/// Paired reads through fastp, with the read files on disk: ready to compile.
-fn ready_project(root: &std::path::Path) {
-    std::fs::create_dir_all(root.join("data")).unwrap();
-    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
-    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
-    let mut project = Project::open(root, Seed::Empty).unwrap();
-    let txn: somite_workflow::transaction::GraphTransaction = serde_json::from_value(json!({
-        "base_state_revision": project.state_revision(),
-        "idempotency_key": "ready-graph-1",
-        "summary": "paired reads through fastp",
-        "operations": [
-            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
-             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
-            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
-            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
-            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
-        ]
-    }))
-    .unwrap();
-    project.apply_transaction(&txn).unwrap();
-}
-
 #[tokio::test]
 async fn compile_and_export_freeze_the_current_graph_or_refuse_a_blocked_one() {
     let blocked = Harness::start().await;
@@ -782,7 +761,7 @@ async fn compile_and_export_freeze_the_current_graph_or_refuse_a_blocked_one() {
         "unknown options are refused: {body}"
     );
 
-    let h = Harness::start_with(ready_project).await;
+    let h = Harness::start_with(ready_paired_reads).await;
     let (status, first) = h.post("/api/compile", &json!({})).await;
     assert_eq!(status, StatusCode::OK, "{first}");
     let path = first["path"].as_str().unwrap();
@@ -971,7 +950,7 @@ async fn runs_and_validations_are_gated_before_any_process_starts() {
 #[tokio::test]
 async fn a_ready_graph_without_pixi_reports_the_missing_toolchain() {
     let dir = tempfile::tempdir().unwrap();
-    ready_project(dir.path());
+    ready_paired_reads(dir.path());
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let config = ServerConfig {
         pixi: None,
@@ -997,7 +976,7 @@ async fn a_ready_graph_without_pixi_reports_the_missing_toolchain() {
 #[tokio::test]
 async fn a_project_awaiting_recovery_refuses_every_write_until_rebound_from_the_web() {
     let h = Harness::start_with(|root| {
-        ready_project(root);
+        ready_paired_reads(root);
         // The project's files were changed by hand: the sidecar no longer
         // binds the graph.
         let origin = somite_project::Layout::new(root).input_origin();

@@ -18,6 +18,7 @@ use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderValue};
 use serde::Deserialize;
 use std::path::Path;
+use std::time::Duration;
 use tokio::io::AsyncWriteExt as _;
 
 /// The media type GitHub documents for REST API JSON.
@@ -89,6 +90,27 @@ impl GitHub {
         request
     }
 
+    /// Sends a GET of `url` that must answer `within`; a rate-limit answer
+    /// is the provider's rate-limit failure, any other status the caller's
+    /// to classify.
+    async fn send(&self, url: String, within: Duration) -> Result<reqwest::Response> {
+        let response = self
+            .get(url)
+            .timeout(within)
+            .send()
+            .await
+            .map_err(|e| transport_error(Provider::GitHub, e, within))?;
+        match rate_limit(
+            Provider::GitHub,
+            response.status(),
+            response.headers(),
+            self.clock.now(),
+        ) {
+            Some(limited) => Err(limited),
+            None => Ok(response),
+        }
+    }
+
     /// The commit `git_ref` names in `repository` now.
     pub(crate) async fn resolve(
         &self,
@@ -103,22 +125,8 @@ impl GitHub {
             encode_ref(git_ref)
         );
         let within = self.http.request_timeout;
-        let response = self
-            .get(url)
-            .timeout(within)
-            .send()
-            .await
-            .map_err(|e| transport_error(Provider::GitHub, e, within))?;
-        let status = response.status();
-        if let Some(limited) = rate_limit(
-            Provider::GitHub,
-            status,
-            response.headers(),
-            self.clock.now(),
-        ) {
-            return Err(limited);
-        }
-        match status {
+        let response = self.send(url, within).await?;
+        match response.status() {
             StatusCode::OK => {}
             StatusCode::NOT_FOUND => {
                 return Err(SourceError::RepositoryNotFound {
@@ -185,22 +193,8 @@ impl GitHub {
             commit
         );
         let within = self.http.download_timeout;
-        let mut response = self
-            .get(url)
-            .timeout(within)
-            .send()
-            .await
-            .map_err(|e| transport_error(Provider::GitHub, e, within))?;
-        let status = response.status();
-        if let Some(limited) = rate_limit(
-            Provider::GitHub,
-            status,
-            response.headers(),
-            self.clock.now(),
-        ) {
-            return Err(limited);
-        }
-        match status {
+        let mut response = self.send(url, within).await?;
+        match response.status() {
             StatusCode::OK => {}
             StatusCode::NOT_FOUND => {
                 return Err(SourceError::RefNotFound {

@@ -27,7 +27,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use somite_workflow::search::score;
+use somite_workflow::search::{score, tokenize};
 use std::collections::BTreeMap;
 
 /// Results per page unless asked otherwise.
@@ -338,12 +338,6 @@ fn parse_query(query: &str) -> Result<Vec<String>> {
         }
     }
     Ok(terms)
-}
-
-fn tokenize(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
-        .map(str::to_lowercase)
 }
 
 fn index_terms(p: &NfCorePipeline) -> BTreeMap<String, u32> {

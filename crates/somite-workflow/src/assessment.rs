@@ -24,11 +24,12 @@ use crate::operator::{
 };
 use crate::source::{SourceBinding, control_type};
 use crate::source_map::SourceLocation;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AssessmentState {
     /// No nodes yet.
@@ -42,7 +43,8 @@ pub enum AssessmentState {
 }
 
 /// Requirement kinds, in priority order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     /// The graph file is not the one its input-origin sidecar recorded: every
@@ -58,7 +60,8 @@ pub enum ItemKind {
     Toolchain,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ResolutionKind {
     Connect,
@@ -72,7 +75,8 @@ pub enum ResolutionKind {
 }
 
 /// One known way to meet a requirement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Resolution {
     pub id: String,
     pub kind: ResolutionKind,
@@ -97,7 +101,8 @@ pub struct Resolution {
 }
 
 /// A versioned, reviewed procedure that produces a resource.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Recipe {
     pub id: String,
     pub version: String,
@@ -109,7 +114,8 @@ pub struct Recipe {
 
 /// What a requirement was derived from; every member is present only when it
 /// applies (a toolchain item, found on this machine, has none).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Evidence {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub contract: Option<ContractEvidence>,
@@ -120,7 +126,8 @@ pub struct Evidence {
 }
 
 /// The operator contract field a requirement comes from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ContractEvidence {
     pub operator_id: String,
     /// The revision of the contract in the catalog that was assessed.
@@ -134,7 +141,8 @@ pub struct ContractEvidence {
 }
 
 /// The place in the graph a requirement applies to.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct GraphEvidence {
     pub node_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,7 +155,8 @@ pub struct GraphEvidence {
 }
 
 /// A file a requirement is about, as it was checked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct FileEvidence {
     /// As the graph (or the project layout) names it; relative paths are
     /// relative to the project folder.
@@ -214,7 +223,8 @@ impl Evidence {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Item {
     pub id: String,
     pub node_id: Option<String>,
@@ -232,19 +242,31 @@ pub struct Item {
     pub evidence: Evidence,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Support {
     Supported,
     UnsupportedContract,
 }
 
+/// How the inspector edits a node field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ControlKind {
+    /// A local path the node imports.
+    File,
+    /// A typed parameter value.
+    Param,
+}
+
 /// A control the inspector shows for one node field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct InputControl {
     pub field: String,
-    /// `file` for a local path the node imports, `param` otherwise.
-    pub control: &'static str,
+    pub control: ControlKind,
     #[serde(rename = "type")]
     pub ty: ParamType,
     pub label: String,
@@ -260,14 +282,16 @@ pub struct InputControl {
 }
 
 /// Counts that drive the node's badges.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Badges {
     pub missing_inputs: usize,
     pub missing_parameters: usize,
     pub missing_resources: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct NodeAssessment {
     pub node_id: String,
     pub operator_id: String,
@@ -278,7 +302,8 @@ pub struct NodeAssessment {
     pub input_controls: Vec<InputControl>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Assessment {
     pub graph_revision: Revision,
     pub catalog_revision: Revision,
@@ -997,9 +1022,9 @@ fn controls(node: &Node, contract: &OperatorContract) -> Vec<InputControl> {
         .map(|p| InputControl {
             field: p.name.clone(),
             control: if imported.contains(&p.name.as_str()) {
-                "file"
+                ControlKind::File
             } else {
-                "param"
+                ControlKind::Param
             },
             ty: p.ty,
             label: p.label.clone(),

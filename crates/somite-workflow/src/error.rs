@@ -154,6 +154,7 @@ impl std::fmt::Display for ErrorCode {
 
 /// A failure with a stable code, a human message and what to do next.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[error("{code}: {message}")]
 pub struct SomiteError {
     pub code: ErrorCode,

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// What running a node of this operator means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OperatorKind {
     /// Runs a pinned binary as a Nextflow process.
@@ -40,6 +41,7 @@ pub enum Cost {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ParamType {
     Bool,
@@ -72,6 +74,9 @@ pub struct ParamSpec {
 
 /// How a requirement can be met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+// Named apart from the assessment's wider set of the same name.
+#[cfg_attr(feature = "schemars", schemars(rename = "ResourceResolutionKind"))]
 #[serde(rename_all = "snake_case")]
 pub enum ResolutionKind {
     UseExisting,
@@ -81,6 +86,7 @@ pub enum ResolutionKind {
 
 /// One reviewed way to provide a managed resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ResourceResolution {
     pub id: String,
@@ -106,6 +112,7 @@ pub struct ResourceResolution {
 
 /// A managed resource an input needs (a database, a prebuilt index).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ResourceRequirement {
     pub profile: String,
@@ -117,6 +124,7 @@ pub struct ResourceRequirement {
 
 /// One input or output port of an operator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PortSpec {
     pub name: String,
@@ -177,6 +185,7 @@ impl PortSpec {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Ports {
     #[serde(default, rename = "in")]
@@ -187,6 +196,7 @@ pub struct Ports {
 
 /// Where a declared output is found after the command ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OutputSpec {
     /// A glob relative to the task directory, usually under `{work}/out`.

@@ -120,12 +120,13 @@ pub struct SearchRequest {
 }
 
 /// A port as a search result shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PortSummary {
     pub name: String,
     #[serde(rename = "type")]
     pub ty: PortType,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub union: Vec<PortType>,
     pub optional: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,7 +134,8 @@ pub struct PortSummary {
 }
 
 /// A parameter as a search result shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ParamSummary {
     pub name: String,
     #[serde(rename = "type")]
@@ -150,12 +152,14 @@ pub struct ParamSummary {
 }
 
 /// One ranked operator.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SearchMatch {
     pub id: String,
     pub title: String,
     pub palette: String,
     pub kind: OperatorKind,
+    /// The exact operator revision a new node will pin.
     pub revision: Revision,
     pub score: u32,
     pub matched_terms: Vec<String>,
@@ -166,12 +170,14 @@ pub struct SearchMatch {
 }
 
 /// One page of results.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SearchPage {
     pub query: String,
     pub catalog_revision: Revision,
     pub total_matches: usize,
     pub matches: Vec<SearchMatch>,
+    /// The next page's cursor, valid only for this query and catalog revision.
     pub next_cursor: Option<String>,
 }
 

@@ -14,7 +14,7 @@
 //! element (`[[ports.in]]`) is located at its header, every key at the key.
 //! JSON contracts name their file only: serde_json keeps no spans.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use toml::de::{DeTable, DeValue};
 
@@ -26,7 +26,8 @@ pub struct ContractSource {
 }
 
 /// A file and, when known, a 1-based line in it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SourceLocation {
     pub file: String,
     #[serde(skip_serializing_if = "Option::is_none")]

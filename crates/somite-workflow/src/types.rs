@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every data type a port can carry, in the order the canvas lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub enum PortType {
     Sra,
     Fastq,

@@ -5,7 +5,7 @@ mod common;
 use serde_json::json;
 use somite_workflow::ErrorCode;
 use somite_workflow::assessment::{
-    AssessmentState, FileEvidence, ItemKind, ResolutionKind, Support, assess,
+    AssessmentState, ControlKind, FileEvidence, ItemKind, ResolutionKind, Support, assess,
 };
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::apply_operations;
@@ -55,7 +55,7 @@ fn a_missing_file_is_an_input_requirement_with_an_attach_resolution() {
     assert_eq!(item.resolutions[0].kind, ResolutionKind::Attach);
     let node = a.nodes.iter().find(|n| n.node_id == "reads").unwrap();
     assert_eq!(node.badges.missing_inputs, 1);
-    assert_eq!(node.input_controls[0].control, "file");
+    assert_eq!(node.input_controls[0].control, ControlKind::File);
     let err = a.gate("validate").unwrap_err();
     assert_eq!(err.details.unwrap()["next_requirement"], json!(item.id));
 }

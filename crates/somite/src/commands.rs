@@ -17,6 +17,7 @@ use crate::failure::Failure;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use somite_project::lock::{self, Claim, LOCK_WAIT, ServerAnnouncement};
+use somite_project::views::GraphView;
 use somite_project::{Layout, Project, Seed, TransactionOutcome, compiled};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
@@ -127,16 +128,6 @@ enum ProjectAction {
         #[command(flatten)]
         output: Output,
     },
-}
-
-/// The graph with its identities, as `somite graph show --json` and
-/// `GET /api/workflow` return it.
-#[derive(Serialize)]
-struct WorkflowView<'a> {
-    state_revision: &'a str,
-    graph_revision: String,
-    semantic_revision: String,
-    document: &'a somite_workflow::graph::WorkflowDocument,
 }
 
 /// The project for a verb that changes it.
@@ -287,20 +278,12 @@ pub fn graph(args: GraphArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         GraphAction::Show { dir, output } => {
             let project = read(&dir);
-            let result = project
-                .as_ref()
-                .map_err(Clone::clone)
-                .map(|p| WorkflowView {
-                    state_revision: p.state_revision(),
-                    graph_revision: p.graph_revision(),
-                    semantic_revision: p.graph_revision(),
-                    document: p.document(),
-                });
+            let result = project.as_ref().map_err(Clone::clone).map(GraphView::of);
             finish(&output, result, |view| {
-                let doc = view.document;
+                let doc = &view.document;
                 let mut text = format!(
                     "{}\nstate revision: {}\ngraph revision: {}\n",
-                    doc.title, view.state_revision, view.graph_revision
+                    doc.title, view.head.state_revision, view.head.graph_revision
                 );
                 for n in &doc.nodes {
                     text += &format!("  node {:<20} {}\n", n.id, n.operator_id);

@@ -17,11 +17,12 @@
 mod support;
 
 use serde_json::{Value, json};
+use somite_test_support::ready_paired_reads;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{ready_project, sibling};
+use support::sibling;
 
 /// The test agent binary, next to `somite` in the same target directory.
 fn test_agent() -> PathBuf {
@@ -651,7 +652,7 @@ async fn attach_through_a_compile(api: &Api) -> (PathBuf, PathBuf) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
     let project = tempfile::tempdir().unwrap();
-    ready_project(project.path());
+    ready_paired_reads(project.path());
     let serve = Serve::start(project.path());
     let api = Api::of(&serve);
     let (root, _) = attach_through_a_compile(&api).await;
@@ -721,7 +722,7 @@ impl Drop for Immutable {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disconnect_reports_attached_packages_and_a_workspace_it_could_not_remove() {
     let project = tempfile::tempdir().unwrap();
-    ready_project(project.path());
+    ready_paired_reads(project.path());
     let serve = Serve::start(project.path());
     let api = Api::of(&serve);
     let (root, attached) = attach_through_a_compile(&api).await;

@@ -23,10 +23,11 @@ use somite_mcp::effects::Effect;
 use somite_mcp::somite_proxy::tool_effects;
 use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
+use somite_test_support::ready_paired_reads;
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{ready_project, standin_pixi};
+use support::standin_pixi;
 use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the
@@ -416,7 +417,7 @@ fn a_non_loopback_runtime_url_is_refused_at_start() {
 async fn a_cancelled_long_poll_stops_promptly_and_the_server_stays_healthy() {
     let dir = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();
-    ready_project(dir.path());
+    ready_paired_reads(dir.path());
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let config = ServerConfig {
         // Its first task keeps running until it is signalled.
@@ -554,7 +555,7 @@ impl ClientHandler for ProgressRecorder {
 async fn long_work_reports_progress_to_a_client_that_sent_a_token() {
     let dir = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();
-    ready_project(dir.path());
+    ready_paired_reads(dir.path());
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let config = ServerConfig {
         pixi: Some(standin_pixi(tools.path(), "")),

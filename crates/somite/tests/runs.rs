@@ -13,8 +13,9 @@
 mod support;
 
 use serde_json::{Value, json};
+use somite_test_support::ready_paired_reads;
 use std::time::{Duration, Instant};
-use support::{ServeChild, ready_project, sibling};
+use support::{ServeChild, sibling};
 
 async fn post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
     let response = client.post(url).json(&body).send().await.unwrap();
@@ -43,7 +44,7 @@ async fn until_terminal(client: &reqwest::Client, serve: &ServeChild, run_id: &s
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_validation_through_the_runtime_ends_with_a_receipt_that_validates_the_graph() {
     let project = tempfile::tempdir().unwrap();
-    ready_project(project.path());
+    ready_paired_reads(project.path());
     let serve = ServeChild::start(project.path(), |command| {
         command.env(
             somite_api::EnvVars::SOMITE_PIXI,

@@ -135,6 +135,7 @@ function Entry({ entry, answerable, answering, onAnswer }: { entry: AgentFeedEnt
   }
 }
 
+/** A tool call's status in the words (and colours, `.run-state--*`) of a run's node states. */
 const STATUS_LABELS: Readonly<Record<ToolCallView["status"], string>> = {
   pending: "pending",
   in_progress: "running",
@@ -148,7 +149,7 @@ function ToolCall({ call }: { call: ToolCallView }) {
   return (
     <div className={`tool-call tool-call--${call.status}`} data-tool-call-id={call.tool_call_id} data-status={call.status}>
       <div className="tool-call__head">
-        <span className={`tool-call__status tool-call__status--${call.status}`}>{STATUS_LABELS[call.status]}</span>
+        <span className={`run-state run-state--${STATUS_LABELS[call.status]}`}>{STATUS_LABELS[call.status]}</span>
         <span className="tool-call__title">{call.title}</span>
         <span className="tag tag--muted">{call.kind}</span>
       </div>

@@ -4,7 +4,6 @@
 
 #![allow(dead_code)]
 
-use serde_json::json;
 use somite_project::compiled::{self, CompileOutcome, Toolchain};
 use somite_project::{Project, Seed};
 use somite_workflow::transaction::{GraphTransaction, Operation};
@@ -28,42 +27,12 @@ impl Fixture {
     }
 }
 
-pub fn operations() -> Vec<Operation> {
-    let add =
-        |node_id: &str, operator_id: &str, params: serde_json::Value| Operation::AddOperator {
-            node_id: node_id.into(),
-            operator_id: operator_id.into(),
-            params: serde_json::from_value(params).unwrap(),
-            x: 0.0,
-            y: 0.0,
-        };
-    let connect = |edge_id: &str, from: (&str, &str), to: (&str, &str)| Operation::Connect {
-        edge_id: edge_id.into(),
-        from_node: from.0.into(),
-        from_port: from.1.into(),
-        to_node: to.0.into(),
-        to_port: to.1.into(),
-    };
-    vec![
-        add(
-            "reads",
-            "files.import_paired",
-            json!({"r1": "data/R1.fastq", "r2": "data/R2.fastq"}),
-        ),
-        add("trim", "qc.fastp", json!({})),
-        add("fastqc", "qc.fastqc", json!({})),
-        connect("e1", ("reads", "r1"), ("trim", "r1")),
-        connect("e2", ("reads", "r2"), ("trim", "r2")),
-        connect("e3", ("reads", "r1"), ("fastqc", "reads")),
-    ]
-}
-
 /// A project at a fresh temporary folder whose graph is ready to compile.
 pub fn ready_project() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     write_inputs(dir.path());
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
-    apply(&mut project, operations());
+    apply(&mut project, somite_test_support::paired_qc_operations());
     Fixture { dir, project }
 }
 

@@ -85,33 +85,11 @@ pub fn standin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_somite-pixi-standin"))
 }
 
-pub fn add(node_id: &str, operator_id: &str, params: serde_json::Value) -> Operation {
-    Operation::AddOperator {
-        node_id: node_id.into(),
-        operator_id: operator_id.into(),
-        params: serde_json::from_value(params).unwrap(),
-        x: 0.0,
-        y: 0.0,
-    }
-}
-
-pub fn connect(edge_id: &str, from: (&str, &str), to: (&str, &str)) -> Operation {
-    Operation::Connect {
-        edge_id: edge_id.into(),
-        from_node: from.0.into(),
-        from_port: from.1.into(),
-        to_node: to.0.into(),
-        to_port: to.1.into(),
-    }
-}
+pub use somite_test_support::{add, connect};
 
 fn project_with(files: &[(&str, &[u8])], operations: Vec<Operation>) -> TestProject {
     let dir = tempfile::tempdir().unwrap();
-    for (path, bytes) in files {
-        let path = dir.path().join(path);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, bytes).unwrap();
-    }
+    somite_test_support::write_files(dir.path(), files);
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     let mut test = TestProject { dir, project };
     test.apply("test-graph-0001", operations);
@@ -137,18 +115,7 @@ pub fn paired_qc() -> TestProject {
             ("data/R1.fastq", b"@r1\nACGT\n+\nIIII\n"),
             ("data/R2.fastq", b"@r1\nTGCA\n+\nIIII\n"),
         ],
-        vec![
-            add(
-                "reads",
-                "files.import_paired",
-                json!({"r1": "data/R1.fastq", "r2": "data/R2.fastq"}),
-            ),
-            add("trim", "qc.fastp", json!({})),
-            add("fastqc", "qc.fastqc", json!({})),
-            connect("e1", ("reads", "r1"), ("trim", "r1")),
-            connect("e2", ("reads", "r2"), ("trim", "r2")),
-            connect("e3", ("reads", "r1"), ("fastqc", "reads")),
-        ],
+        somite_test_support::paired_qc_operations(),
     )
 }
 

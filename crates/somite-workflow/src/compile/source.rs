@@ -155,7 +155,7 @@ pub fn compile_source(
         "workflow.somite.json",
         pretty(&super::documents::semantic_document(
             doc,
-            &[node.id.clone()],
+            std::slice::from_ref(&node.id),
         )),
     );
     add(

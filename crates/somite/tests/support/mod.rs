@@ -1,9 +1,9 @@
 //! What several of `somite`'s integration tests share: the binaries built
-//! beside `somite`, the ready paired-reads graph, and the Pixi stand-in
-//! behind a wrapper. Each test crate uses its own part of it.
+//! beside `somite` and the Pixi stand-in behind a wrapper (the ready
+//! paired-reads project is `somite_test_support`'s). Each test crate uses
+//! its own part of it.
 #![allow(dead_code)]
 
-use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,29 +17,6 @@ pub fn sibling(name: &str) -> PathBuf {
         path.display()
     );
     path
-}
-
-/// Paired reads through fastp with the read files on disk: ready to
-/// compile, run and validate.
-pub fn ready_project(root: &Path) {
-    std::fs::create_dir_all(root.join("data")).unwrap();
-    std::fs::write(root.join("data/R1.fastq"), b"@a\nACGT\n+\nIIII\n").unwrap();
-    std::fs::write(root.join("data/R2.fastq"), b"@a\nTGCA\n+\nIIII\n").unwrap();
-    let mut project = somite_project::Project::open(root, somite_project::Seed::Empty).unwrap();
-    let txn = serde_json::from_value(json!({
-        "base_state_revision": project.state_revision(),
-        "idempotency_key": "ready-graph-1",
-        "summary": "paired reads through fastp",
-        "operations": [
-            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_paired",
-             "params": {"r1": "data/R1.fastq", "r2": "data/R2.fastq"}, "x": 0, "y": 0},
-            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp", "params": {}, "x": 200, "y": 0},
-            {"op": "connect", "edge_id": "r1", "from_node": "reads", "from_port": "r1", "to_node": "trim", "to_port": "r1"},
-            {"op": "connect", "edge_id": "r2", "from_node": "reads", "from_port": "r2", "to_node": "trim", "to_port": "r2"}
-        ]
-    }))
-    .unwrap();
-    project.apply_transaction(&txn).unwrap();
 }
 
 /// A `pixi` in `dir` that runs `somite-pixi-standin`, a STAND-IN for Pixi
