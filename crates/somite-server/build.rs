@@ -26,7 +26,12 @@ const REQUIRE: &str = "SOMITE_REQUIRE_WEB_BUNDLE";
 fn main() {
     println!("cargo::rerun-if-env-changed={REQUIRE}");
     println!("cargo::rerun-if-changed=build.rs");
-    let dist = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/dist");
+    // Read when the script runs, not when it was compiled: worktrees that
+    // share one target directory share this script's binary, and each must
+    // embed its own `web/dist`.
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dist = Path::new(&manifest_dir).join("../../web/dist");
     let required = std::env::var_os(REQUIRE).is_some_and(|v| !v.is_empty());
     if dist.is_dir() {
         println!("cargo::rerun-if-changed={}", dist.display());

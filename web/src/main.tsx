@@ -8,10 +8,12 @@ import { openFeed } from "./api/feed";
 import { HttpClient } from "./api/http";
 import { createDataApi } from "./data/dataApi";
 import { createResourceApi } from "./api/resourceApi";
+import { createSourceApi } from "./api/sourceEndpoints";
 import { App } from "./shell/App";
 import type { Services } from "./shell/context";
 import { ServicesContext } from "./shell/context";
 import { saveDownload } from "./shell/download";
+import { SourceApiContext } from "./source/context";
 import { AgentStore } from "./state/agent";
 import { ContractCache } from "./state/contracts";
 import { Controls } from "./state/controls";
@@ -20,6 +22,7 @@ import { Workspace } from "./state/workspace";
 
 const http = new HttpClient();
 const api = createApi(http);
+const sourceApi = createSourceApi(http);
 const services: Services = {
   api,
   workspace: new Workspace({ api, openFeed: (after, listener) => openFeed(http, after, listener) }),
@@ -40,9 +43,11 @@ if (!root) throw new Error("index.html has no #root element");
 createRoot(root).render(
   <StrictMode>
     <ServicesContext.Provider value={services}>
-      <ReactFlowProvider>
-        <App />
-      </ReactFlowProvider>
+      <SourceApiContext.Provider value={sourceApi}>
+        <ReactFlowProvider>
+          <App />
+        </ReactFlowProvider>
+      </SourceApiContext.Provider>
     </ServicesContext.Provider>
   </StrictMode>,
 );

@@ -23,7 +23,7 @@ pub mod tools;
 
 pub use env_vars::EnvVars;
 pub use error::{
-    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, ResourceCode, SourceCode,
-    ToolCode, WorkshopCode,
+    AgentCode, DataCode, DomainCode, Error, ErrorCode, HttpCode, LinkCode, ResourceCode,
+    SourceCode, ToolCode, WorkshopCode,
 };
 pub use feed::FeedKind;

@@ -49,3 +49,9 @@ impl OutlineError {
         }
     }
 }
+
+impl From<OutlineError> for somite_api::Error {
+    fn from(error: OutlineError) -> somite_api::Error {
+        somite_api::Error::new(error.code(), error.to_string(), error.recovery())
+    }
+}

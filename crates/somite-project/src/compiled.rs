@@ -60,6 +60,17 @@ static SCRATCH_COUNTER: AtomicU64 = AtomicU64::new(0);
 pub struct Toolchain {
     pixi: Option<PathBuf>,
     pixi_timeout: Duration,
+    /// The user cache holding pinned source trees (`somite-source`), which
+    /// a source workflow's compile copies its tree from.
+    source_cache: Option<PathBuf>,
+}
+
+/// The source store of the environment (`XDG_CACHE_HOME` or the platform
+/// default), when one can be named.
+fn env_source_cache() -> Option<PathBuf> {
+    somite_source::SourceConfig::from_env()
+        .ok()
+        .map(|c| c.cache_dir)
 }
 
 impl Toolchain {
@@ -70,6 +81,7 @@ impl Toolchain {
         Ok(Toolchain {
             pixi: resolve_pixi(setting.as_deref())?,
             pixi_timeout: PIXI_TIMEOUT,
+            source_cache: env_source_cache(),
         })
     }
 
@@ -78,6 +90,7 @@ impl Toolchain {
         Toolchain {
             pixi: Some(path.into()),
             pixi_timeout: PIXI_TIMEOUT,
+            source_cache: env_source_cache(),
         }
     }
 
@@ -86,6 +99,7 @@ impl Toolchain {
         Toolchain {
             pixi: None,
             pixi_timeout: PIXI_TIMEOUT,
+            source_cache: env_source_cache(),
         }
     }
 
@@ -98,6 +112,13 @@ impl Toolchain {
 
     pub fn pixi(&self) -> Option<&Path> {
         self.pixi.as_deref()
+    }
+
+    /// Copies pinned source trees from the store in `cache_dir`.
+    #[must_use]
+    pub fn with_source_cache(mut self, cache_dir: impl Into<PathBuf>) -> Toolchain {
+        self.source_cache = Some(cache_dir.into());
+        self
     }
 }
 
@@ -195,8 +216,27 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
     // The graph's own readiness, without facts about this machine, so the
     // packaged assessment.json is the same wherever the graph is compiled.
     let mut assessment = project.assess_graph();
-    let package =
-        somite_workflow::compile::compile(project.document(), project.catalog(), &assessment)?;
+    let package = match project.document().source_node().and_then(|n| n.source()) {
+        Some(binding) => {
+            // Readiness first, so a blocked source is refused before its
+            // tree is read.
+            assessment.gate("compile")?;
+            let cache = toolchain.source_cache.clone().ok_or_else(|| {
+                SomiteError::new(
+                    ErrorCode::NotFound,
+                    "cannot compile: no user cache folder holds pinned sources",
+                    "set XDG_CACHE_HOME (or HOME) and resolve the pipeline again",
+                )
+            })?;
+            let store = somite_source::SourceStore::new(somite_source::SourceConfig::new(cache))
+                .map_err(|e| SomiteError::new(ErrorCode::Io, e.to_string(), e.recovery()))?;
+            let inputs = crate::source::compile_inputs(&store, binding)?;
+            somite_workflow::compile::compile_source(project.document(), &assessment, inputs)?
+        }
+        None => {
+            somite_workflow::compile::compile(project.document(), project.catalog(), &assessment)?
+        }
+    };
     let compiled_dir = project.layout().compiled();
     let (package, pixi) = match toolchain.pixi() {
         None => (package, PixiOutcome::Unavailable),

@@ -14,6 +14,7 @@ pub mod layout;
 pub mod lock;
 pub mod project;
 pub mod records;
+pub mod source;
 pub mod toolchain;
 pub mod views;
 

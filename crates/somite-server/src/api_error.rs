@@ -110,6 +110,7 @@ fn domain_status(code: DomainCode) -> StatusCode {
         StaleRevision
         | IdempotencyConflict
         | WorkflowNotReady
+        | CanvasNotEmpty
         | InputOriginRecoveryRequired
         | ProjectInUse => StatusCode::CONFLICT,
         RepresentativeFixtureUnsupported => StatusCode::UNPROCESSABLE_ENTITY,

@@ -22,6 +22,7 @@ pub mod revisions;
 pub mod routes;
 pub mod run_routes;
 pub mod serve;
+pub mod source_routes;
 pub mod sse;
 pub mod state;
 pub mod web;
@@ -65,7 +66,17 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
             "/resources/check-directory",
             post(resource_routes::check_directory),
         )
-        .route("/resources/{id}", get(resource_routes::inspect));
+        .route("/resources/{id}", get(resource_routes::inspect))
+        .route("/source/nfcore/search", get(source_routes::search))
+        .route(
+            "/source/nfcore/resolve",
+            post(source_routes::resolve_nfcore),
+        )
+        .route(
+            "/source/github/resolve",
+            post(source_routes::resolve_github),
+        )
+        .route("/source/nodes/{id}/outline", get(source_routes::outline));
     let human = shared
         .clone()
         .route("/health", get(routes::health))

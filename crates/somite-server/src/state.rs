@@ -42,6 +42,9 @@ pub struct AppState {
     pub data: std::sync::OnceLock<Arc<somite_data::DataSearch>>,
     /// Managed resources, or why the store is unavailable.
     pub resources: Result<somite_resource::ResourceManager, somite_api::Error>,
+    /// The pinned-source store and its providers (none when no user cache
+    /// folder can be named).
+    pub sources: Option<somite_source::SourceStore>,
 }
 
 /// Who made an edit, for the feed.
@@ -89,7 +92,15 @@ impl AppState {
             sse_keepalive,
             data: std::sync::OnceLock::new(),
             resources,
+            sources: somite_source::SourceStore::from_env().ok(),
         }
+    }
+
+    /// Serves pinned sources from `store` (tests point it at a stand-in).
+    #[must_use]
+    pub fn with_sources(mut self, store: somite_source::SourceStore) -> AppState {
+        self.sources = Some(store);
+        self
     }
 
     pub fn project(&self) -> MutexGuard<'_, Project> {

@@ -255,6 +255,16 @@ impl SourceError {
 
 pub type Result<T, E = SourceError> = std::result::Result<T, E>;
 
+impl From<SourceError> for somite_api::Error {
+    fn from(error: SourceError) -> somite_api::Error {
+        let mut wire = somite_api::Error::new(error.code(), error.to_string(), error.recovery());
+        if let Some(details) = error.details() {
+            wire = wire.with_details(details);
+        }
+        wire
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,7 @@ use crate::operator::{
     OperatorContract, OperatorKind, ParamType, PortSpec, ResolutionKind as ResourceResolutionKind,
     check_import_path,
 };
+use crate::source::{SourceBinding, control_type};
 use crate::source_map::SourceLocation;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -458,12 +459,16 @@ pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe
     let mut nodes = Vec::new();
     for node in &doc.nodes {
         let before = items.len();
-        let (support, input_controls) = match catalog.get(&node.operator_id) {
-            Some(entry) if entry.revision == node.operator_revision => {
+        let (support, input_controls) = match (node.source(), catalog.get(&node.operator_id)) {
+            (Some(binding), _) => {
+                assess_source(node, binding, inputs, &mut items);
+                (Support::Supported, source_controls(node, binding))
+            }
+            (None, Some(entry)) if entry.revision == node.operator_revision => {
                 assess_node(doc, catalog, node, entry, inputs, &mut items);
                 (Support::Supported, controls(node, &entry.contract))
             }
-            current => {
+            (None, current) => {
                 items.push(unsupported(node, current));
                 (Support::UnsupportedContract, Vec::new())
             }
@@ -492,9 +497,10 @@ pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe
         *counts.entry(item.kind).or_default() += 1;
     }
     let runs_something = doc.nodes.iter().any(|n| {
-        catalog
-            .get(&n.operator_id)
-            .is_some_and(|e| e.contract.kind == OperatorKind::External)
+        n.source.is_some()
+            || catalog
+                .get(&n.operator_id)
+                .is_some_and(|e| e.contract.kind == OperatorKind::External)
     });
     let state = if doc.nodes.is_empty() {
         AssessmentState::Empty
@@ -759,6 +765,166 @@ fn network_item(node: &Node, entry: &CatalogEntry) -> Item {
         true,
     ));
     it
+}
+
+/// The evidence of a requirement derived from `field` of a source node's
+/// own binding (its contract is the pinned pipeline, not a catalog entry).
+fn source_derived(node: &Node, field: String, place: GraphEvidence) -> Evidence {
+    Evidence {
+        contract: Some(ContractEvidence {
+            operator_id: node.operator_id.clone(),
+            operator_revision: node.operator_revision.clone(),
+            field,
+            source: None,
+        }),
+        graph: Some(place),
+        file: None,
+    }
+}
+
+/// A source node's requirements, shaped exactly as a native node's: a
+/// required parameter without a value, a path parameter whose file is not
+/// there, and — unlike a native node — a process that declares no Conda
+/// environment, because Somite runs processes in Pixi environments and
+/// never falls back to a container silently.
+fn assess_source(
+    node: &Node,
+    binding: &SourceBinding,
+    inputs: &dyn InputProbe,
+    items: &mut Vec<Item>,
+) {
+    for (index, spec) in binding.params.iter().enumerate() {
+        let label = &spec.name;
+        let value = node.params.get(&spec.name).or(spec.default.as_ref());
+        let text = value.and_then(Value::as_str).filter(|p| !p.is_empty());
+        if spec.is_path() {
+            let problem = match text {
+                None if spec.required => Some((
+                    format!("Choose {label} for {}", node.id),
+                    "No file is chosen yet.".to_owned(),
+                )),
+                None => None,
+                Some(p) => match check_import_path(&spec.name, p) {
+                    Err(fault) => Some((
+                        format!("{label} of {} cannot be staged", node.id),
+                        format!("{fault}; rename the file or choose another."),
+                    )),
+                    Ok(()) if spec.must_exist() && !inputs.exists(p) => Some((
+                        format!("{label} of {} was not found", node.id),
+                        format!("No readable file at `{p}`."),
+                    )),
+                    Ok(()) => None,
+                },
+            };
+            if let Some((title, detail)) = problem {
+                let mut it = item(node, ItemKind::Input, &spec.name, title, detail);
+                it.evidence = source_derived(
+                    node,
+                    format!("source.params[{index}].format"),
+                    at_param(node, &spec.name),
+                );
+                it.evidence.file = text.map(|p| FileEvidence {
+                    path: p.to_owned(),
+                    found: inputs.exists(p),
+                    recorded_digest: None,
+                    found_digest: None,
+                    recorded_location: None,
+                });
+                it.resolutions.push(resolution(
+                    format!("{}:attach", it.id),
+                    ResolutionKind::Attach,
+                    format!("Choose a local file for {label}"),
+                    true,
+                ));
+                items.push(it);
+            }
+        } else if spec.required && value.is_none() {
+            let mut it = item(
+                node,
+                ItemKind::Parameter,
+                &spec.name,
+                format!("Set {label} on {}", node.id),
+                format!("{} has no default for `{}`.", binding.repository, spec.name),
+            );
+            it.evidence = source_derived(
+                node,
+                format!("source.params[{index}].required"),
+                at_param(node, &spec.name),
+            );
+            it.resolutions.push(resolution(
+                format!("{}:configure", it.id),
+                ResolutionKind::Configure,
+                format!("Set {label}"),
+                true,
+            ));
+            items.push(it);
+        }
+    }
+    for (index, process) in binding.processes.iter().enumerate() {
+        if process.environment.is_some() {
+            continue;
+        }
+        let mut it = item(
+            node,
+            ItemKind::Adapter,
+            &process.name,
+            format!("{} declares no Conda environment", process.name),
+            format!(
+                "{}:{} runs only in a container; Somite runs each process in a Pixi environment built from its environment.yml.",
+                process.file, process.line
+            ),
+        );
+        it.evidence = source_derived(
+            node,
+            format!("source.processes[{index}].environment"),
+            at_param(node, &process.name),
+        );
+        it.evidence.graph = Some(GraphEvidence {
+            node_id: node.id.clone(),
+            port: None,
+            param: None,
+            pinned_revision: None,
+        });
+        it.resolutions.push(resolution(
+            format!("{}:review", it.id),
+            ResolutionKind::Review,
+            format!(
+                "Add an environment.yml beside {} in the pipeline (a new commit) and resolve it again",
+                process.file
+            ),
+            true,
+        ));
+        items.push(it);
+    }
+}
+
+fn source_controls(node: &Node, binding: &SourceBinding) -> Vec<InputControl> {
+    binding
+        .params
+        .iter()
+        .filter(|p| !p.hidden)
+        .map(|p| InputControl {
+            field: p.name.clone(),
+            control: if p.is_path() {
+                ControlKind::File
+            } else {
+                ControlKind::Param
+            },
+            ty: control_type(p),
+            label: p.name.clone(),
+            required: p.required,
+            value: node.params.get(&p.name).cloned(),
+            default: p.default.clone(),
+            min: p.minimum,
+            max: p.maximum,
+            choices: (!p.enum_values.is_empty()).then(|| {
+                p.enum_values
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    .collect()
+            }),
+        })
+        .collect()
 }
 
 /// Existing outputs in the document that `port` would accept.

@@ -43,6 +43,8 @@ pub enum ErrorCode {
     InvalidQuery,
     InvalidCursor,
     WorkflowNotReady,
+    /// A source workflow is placed only on an empty canvas.
+    CanvasNotEmpty,
     /// A validation needs a reviewed fixture for every root input and one
     /// root's type has none.
     RepresentativeFixtureUnsupported,
@@ -90,6 +92,7 @@ impl ErrorCode {
         ErrorCode::InvalidQuery,
         ErrorCode::InvalidCursor,
         ErrorCode::WorkflowNotReady,
+        ErrorCode::CanvasNotEmpty,
         ErrorCode::RepresentativeFixtureUnsupported,
         ErrorCode::RunFailed,
         ErrorCode::RunLost,
@@ -127,6 +130,7 @@ impl ErrorCode {
             ErrorCode::InvalidQuery => "invalid_query",
             ErrorCode::InvalidCursor => "invalid_cursor",
             ErrorCode::WorkflowNotReady => "workflow_not_ready",
+            ErrorCode::CanvasNotEmpty => "canvas_not_empty",
             ErrorCode::RepresentativeFixtureUnsupported => "representative_fixture_unsupported",
             ErrorCode::RunFailed => "run_failed",
             ErrorCode::RunLost => "run_lost",

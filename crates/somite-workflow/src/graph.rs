@@ -13,6 +13,7 @@ use crate::canonical::{Revision, is_revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
+use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -55,6 +56,10 @@ pub struct Node {
     pub y: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// The pin and contract of a `workflow.source` node; absent on native
+    /// nodes (see [`crate::source`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Box<SourceBinding>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,6 +107,11 @@ impl Node {
 
     pub fn output(&self, name: &str) -> Option<&PortSpec> {
         self.ports.outputs.iter().find(|p| p.name == name)
+    }
+
+    /// The binding of a source node; none for a native node.
+    pub fn source(&self) -> Option<&SourceBinding> {
+        self.source.as_deref()
     }
 }
 
@@ -163,6 +173,11 @@ impl WorkflowDocument {
 
     pub(crate) fn node_mut(&mut self, id: &str) -> Option<&mut Node> {
         self.nodes.iter_mut().find(|n| n.id == id)
+    }
+
+    /// The source node, when this is a source workflow.
+    pub fn source_node(&self) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.source.is_some())
     }
 
     /// Whether any node, edge, note or stage already uses `id`.
@@ -301,6 +316,7 @@ impl WorkflowDocument {
                 ));
             }
         }
+        self.validate_source()?;
         for n in &self.nodes {
             if !is_revision(&n.operator_revision) {
                 return invalid(format!("node `{}` has no valid operator revision", n.id));
@@ -348,6 +364,58 @@ impl WorkflowDocument {
         }
         if let Err(cycle) = self.topological_order() {
             return Err(cycle_error(&cycle));
+        }
+        Ok(())
+    }
+}
+
+impl WorkflowDocument {
+    /// A source node stands alone (no native nodes, no edges), carries the
+    /// source operator id, no ports, and pins the digest of its binding, so
+    /// an altered binding never passes for the resolved one.
+    fn validate_source(&self) -> Result<()> {
+        let invalid = |message: String| {
+            Err(SomiteError::new(
+                ErrorCode::InvalidDocument,
+                message,
+                "resolve the pipeline again onto an empty canvas",
+            ))
+        };
+        let sources = self.nodes.iter().filter(|n| n.source.is_some()).count();
+        if sources > 0 && (self.nodes.len() > 1 || !self.edges.is_empty()) {
+            return invalid("a source workflow holds its one source node and nothing else".into());
+        }
+        for n in &self.nodes {
+            match n.source() {
+                None if n.operator_id == SOURCE_OPERATOR_ID => {
+                    return invalid(format!("source node `{}` has no binding", n.id));
+                }
+                None => {}
+                Some(binding) => {
+                    if n.operator_id != SOURCE_OPERATOR_ID
+                        || !n.ports.inputs.is_empty()
+                        || !n.ports.outputs.is_empty()
+                    {
+                        return invalid(format!(
+                            "source node `{}` must be a `{SOURCE_OPERATOR_ID}` without ports",
+                            n.id
+                        ));
+                    }
+                    binding.validate()?;
+                    if n.operator_revision != binding.revision() {
+                        return invalid(format!(
+                            "source node `{}` pins {}, not the digest of its binding",
+                            n.id, n.operator_revision
+                        ));
+                    }
+                    if let Some(name) = n.params.keys().find(|k| binding.param(k).is_none()) {
+                        return invalid(format!(
+                            "source node `{}` sets `{name}`, which the pipeline does not declare",
+                            n.id
+                        ));
+                    }
+                }
+            }
         }
         Ok(())
     }

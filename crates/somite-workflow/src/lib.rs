@@ -15,6 +15,7 @@ pub mod graph;
 pub mod limits;
 pub mod operator;
 pub mod search;
+pub mod source;
 pub mod source_map;
 pub mod transaction;
 pub mod types;

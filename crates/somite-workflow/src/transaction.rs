@@ -18,6 +18,7 @@ use crate::limits::{
     MAX_TITLE_CHARS, MAX_TRANSACTION_OPERATIONS,
 };
 use crate::operator::{OperatorContract, ParamFault, check_import_path, check_param_value};
+use crate::source::{SOURCE_OPERATOR_ID, SourceBinding, check_source_param};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -87,6 +88,17 @@ pub enum Operation {
     /// Renames the document (presentation: changes only the state revision).
     SetTitle {
         title: String,
+    },
+    /// Places a pinned source workflow on an empty canvas. Only the resolve
+    /// surfaces build it, from a tree they just verified and outlined, so a
+    /// client cannot send one (it does not deserialize); it is serialized
+    /// for the feed and the idempotency digest.
+    #[serde(skip_deserializing)]
+    PlaceSource {
+        node_id: String,
+        source: Box<SourceBinding>,
+        x: f64,
+        y: f64,
     },
 }
 
@@ -182,6 +194,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
         } => {
             claim_id(doc, node_id)?;
             finite(*x, *y)?;
+            refuse_beside_source(doc)?;
             let entry = catalog.get(operator_id).ok_or_else(|| {
                 SomiteError::new(
                     ErrorCode::UnknownOperator,
@@ -202,6 +215,39 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 x: *x,
                 y: *y,
                 color: None,
+                source: None,
+            });
+        }
+        Operation::PlaceSource {
+            node_id,
+            source,
+            x,
+            y,
+        } => {
+            if !doc.nodes.is_empty() {
+                return Err(SomiteError::new(
+                    ErrorCode::CanvasNotEmpty,
+                    format!(
+                        "the canvas holds {} node(s); a source workflow starts from an empty canvas",
+                        doc.nodes.len()
+                    ),
+                    "remove every node first (or open a new project), then resolve the pipeline again",
+                )
+                .with_detail("nodes", doc.nodes.len()));
+            }
+            claim_id(doc, node_id)?;
+            finite(*x, *y)?;
+            source.validate()?;
+            doc.nodes.push(Node {
+                id: node_id.clone(),
+                operator_id: SOURCE_OPERATOR_ID.to_owned(),
+                operator_revision: source.revision(),
+                ports: Default::default(),
+                params: BTreeMap::new(),
+                x: *x,
+                y: *y,
+                color: None,
+                source: Some(source.clone()),
             });
         }
         Operation::RemoveOperator { node_id } => {
@@ -215,12 +261,33 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             param,
             value,
         } => {
+            if let Some(binding) = existing_node(doc, node_id)?.source() {
+                check_source_param(binding, node_id, param, value)?;
+                let node = doc.node_mut(node_id).expect("checked above");
+                node.params.insert(param.clone(), value.clone());
+                return Ok(());
+            }
             let contract = pinned_contract(doc, catalog, node_id)?;
             check_param(contract, node_id, param, value)?;
             let node = doc.node_mut(node_id).expect("checked above");
             node.params.insert(param.clone(), value.clone());
         }
         Operation::UnsetParam { node_id, param } => {
+            if let Some(binding) = existing_node(doc, node_id)?.source() {
+                if binding.param(param).is_none() {
+                    return Err(SomiteError::new(
+                        ErrorCode::UnknownParam,
+                        format!(
+                            "{} (node `{node_id}`) has no parameter `{param}`",
+                            binding.repository
+                        ),
+                        "read the node's parameters and use one of their names",
+                    ));
+                }
+                let node = doc.node_mut(node_id).expect("checked above");
+                node.params.remove(param);
+                return Ok(());
+            }
             let contract = pinned_contract(doc, catalog, node_id)?;
             if contract.param(param).is_none() {
                 return Err(unknown_param(contract, node_id, param));
@@ -341,6 +408,21 @@ fn claim_id(doc: &WorkflowDocument, id: &str) -> Result<()> {
         .with_detail("id", id));
     }
     Ok(())
+}
+
+/// A source workflow is its source node alone: native nodes do not join it.
+fn refuse_beside_source(doc: &WorkflowDocument) -> Result<()> {
+    match doc.source_node() {
+        Some(node) => Err(SomiteError::new(
+            ErrorCode::InvalidTransaction,
+            format!(
+                "the canvas holds the source workflow `{}`; native nodes do not mix with it",
+                node.id
+            ),
+            "set the source's parameters, or remove the source node to build a native workflow",
+        )),
+        None => Ok(()),
+    }
 }
 
 fn finite(x: f64, y: f64) -> Result<()> {

@@ -20,6 +20,7 @@ mod mcp_cmd;
 mod operator_cmd;
 mod resource_cmd;
 mod serve_cmd;
+mod source_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -63,6 +64,8 @@ enum Command {
     Data(data_cmd::DataArgs),
     /// Install, inspect or cancel managed reference databases.
     Resource(resource_cmd::ResourceArgs),
+    /// Start from a real nf-core or GitHub pipeline, pinned to a commit.
+    Source(source_cmd::SourceArgs),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval_cmd::run(args),
         Command::Data(args) => data_cmd::run(args),
         Command::Resource(args) => resource_cmd::run(args),
+        Command::Source(args) => source_cmd::run(args),
     };
     match outcome {
         Ok(code) => code,

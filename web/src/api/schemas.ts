@@ -7,6 +7,7 @@
  * the page relies on is checked, down to the numbers being finite.
  */
 import { z } from "zod/mini";
+import { sourcePin } from "./sourceSchemas";
 
 const revision = z.string().check(z.regex(/^blake3:[0-9a-f]{64}$/, "expected a blake3:<hex> revision"));
 /**
@@ -72,6 +73,8 @@ export const workflowNode = z.object({
   x: coordinate,
   y: coordinate,
   color: z.optional(z.string()),
+  /** What a `workflow.source` node pins (absent on native nodes). */
+  source: z.optional(sourcePin),
 });
 
 export const workflowEdge = z.object({

@@ -40,11 +40,12 @@ import { reconcile, toCanvasEdges, toCanvasNodes } from "./flowModel";
 import { toAttempt } from "./handles";
 import { NoteNode } from "./NoteNode";
 import { OperatorNode } from "./OperatorNode";
+import { SourceNode } from "../source/SourceNode";
 import type { Selection } from "./selection";
 import { toggled } from "./selection";
 import type { CanvasActions } from "./useCanvasActions";
 
-const NODE_TYPES: NodeTypes = { operator: OperatorNode, note: NoteNode };
+const NODE_TYPES: NodeTypes = { operator: OperatorNode, source: SourceNode, note: NoteNode };
 const SNAP: [number, number] = [GRID, GRID];
 const DELETE_KEYS = ["Backspace", "Delete"];
 const NO_POSITIONS: ReadonlyMap<string, XYPosition> = new Map();

@@ -85,7 +85,8 @@ function PortRow({ port, direction, connected }: { port: PortSpec; direction: "i
   );
 }
 
-function Badges({ assessment }: { assessment: NodeAssessment | undefined }) {
+/** What a node still misses before it can run, as counted badges. */
+export function Badges({ assessment }: { assessment: NodeAssessment | undefined }) {
   if (!assessment) return null;
   if (assessment.support === "unsupported_contract") {
     return <p className="op-node__badges"><span className="badge badge--danger">not in catalog</span></p>;

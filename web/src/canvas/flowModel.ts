@@ -34,8 +34,10 @@ export type NoteNodeData = {
 };
 
 export type OperatorFlowNode = Node<OperatorNodeData, "operator">;
+/** A pinned pipeline (`node.source`): drawn by `source/SourceNode`. */
+export type SourceFlowNode = Node<OperatorNodeData, "source">;
 export type NoteFlowNode = Node<NoteNodeData, "note">;
-export type CanvasNode = OperatorFlowNode | NoteFlowNode;
+export type CanvasNode = OperatorFlowNode | SourceFlowNode | NoteFlowNode;
 
 export interface Decorations {
   readonly labels: ReadonlyMap<string, OperatorLabel>;
@@ -48,14 +50,14 @@ export function toCanvasNodes(document: WorkflowDocument, decorations: Decoratio
   for (const edge of document.edges) {
     connected.set(edge.to_node, [...(connected.get(edge.to_node) ?? []), edge.to_port]);
   }
-  const operators = document.nodes.map((node): OperatorFlowNode => {
+  const operators = document.nodes.map((node): OperatorFlowNode | SourceFlowNode => {
     const label = decorations.labels.get(node.operator_id);
     const assessment = decorations.assessments.get(node.id);
     const connectedInputs = connected.get(node.id) ?? [];
     const runState = decorations.runStates?.get(node.id);
     return {
       id: node.id,
-      type: "operator",
+      type: node.source ? "source" : "operator",
       position: { x: node.x, y: node.y },
       data: {
         node,

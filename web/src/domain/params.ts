@@ -14,7 +14,7 @@ export interface ParamRule {
 }
 
 /** Bytes of one string parameter the runtime accepts. */
-const MAX_STRING_PARAM_BYTES = 4096;
+export const MAX_STRING_PARAM_BYTES = 4096;
 
 export type ParsedParam = { readonly ok: true; readonly value: ParamValue } | { readonly ok: false; readonly reason: string };
 

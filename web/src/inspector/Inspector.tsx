@@ -1,4 +1,5 @@
 import type { CSSProperties } from "react";
+import { Suspense, lazy } from "react";
 import type { Assessment, OperatorReply, PortSpec, WorkflowDocument, WorkflowNode } from "../api/types";
 import type { Selection } from "../canvas/selection";
 import { familyColor } from "../canvas/portTypes";
@@ -7,6 +8,9 @@ import { acceptedTypes } from "../domain/ports";
 import type { ContractEntry } from "../state/contracts";
 import { Why } from "../readiness/Why";
 import { ParamField } from "./ParamField";
+
+// Only a source workflow needs it: loaded the first time one is selected.
+const SourceInspector = lazy(() => import("../source/SourceInspector").then((m) => ({ default: m.SourceInspector })));
 
 export interface FieldFocus {
   readonly nodeId: string;
@@ -32,7 +36,18 @@ export function Inspector({ document, readiness, selection, contracts, focus, on
 
   return (
     <aside className="panel inspector" aria-label="Inspector">
-      {selectedCount === 1 && only ? (
+      {selectedCount === 1 && only?.source ? (
+        <Suspense fallback={<p className="muted">Opening the pipeline…</p>}>
+          <SourceInspector
+            key={only.id}
+            node={only}
+            pin={only.source}
+            readiness={readiness}
+            focus={focus?.nodeId === only.id ? focus : undefined}
+            onDelete={onDeleteSelection}
+          />
+        </Suspense>
+      ) : selectedCount === 1 && only ? (
         <NodeInspector
           key={only.id}
           node={only}

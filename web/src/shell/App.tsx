@@ -18,6 +18,7 @@ import type { FieldFocus } from "../inspector/Inspector";
 import { Inspector } from "../inspector/Inspector";
 import { FindData } from "../data/FindData";
 import { Palette } from "../palette/Palette";
+import { OpenOutlineContext } from "../source/context";
 import { gateControls } from "../readiness/gating";
 import { RequirementsPanel } from "../readiness/RequirementsPanel";
 import { StatusBar } from "../readiness/StatusBar";
@@ -39,6 +40,8 @@ const RunPanel = lazy(() => import("../controls/RunPanel").then((m) => ({ defaul
 const ProjectToolsPanel = lazy(() => import("../tools/ProjectToolsPanel").then((m) => ({ default: m.ProjectToolsPanel })));
 const ResourceResolutions = lazy(() => import("../resources/ResourceResolutions").then((m) => ({ default: m.ResourceResolutions })));
 const InstalledResources = lazy(() => import("../resources/InstalledResources").then((m) => ({ default: m.InstalledResources })));
+const StartFromPipeline = lazy(() => import("../source/StartFromPipeline").then((m) => ({ default: m.StartFromPipeline })));
+const OutlineView = lazy(() => import("../source/OutlineView").then((m) => ({ default: m.OutlineView })));
 
 export function App() {
   const { workspace, contracts, controls, data } = useServices();
@@ -56,6 +59,7 @@ export function App() {
   const [panelOpen, setPanelOpen] = useState(false);
   const [findDataOpen, setFindDataOpen] = useState(false);
   const [expandedItems, setExpandedItems] = useState<ReadonlySet<string>>(new Set());
+  const [outlineNode, setOutlineNode] = useState<string | undefined>();
 
   const document = state.snapshot?.document;
   const graphRevision = state.snapshot?.graphRevision;
@@ -185,6 +189,7 @@ export function App() {
   const showRunPanel =
     runPanelOpen && (controlsState.run !== undefined || controlsState.compile.status !== "idle" || controlsState.export.status !== "idle" || controlsState.evidence !== undefined);
   return (
+    <OpenOutlineContext.Provider value={setOutlineNode}>
     <div className="app" data-pending={state.pendingEdits > 0 ? "true" : undefined}>
       <TopBar
         state={state}
@@ -270,6 +275,16 @@ export function App() {
             />
             </Suspense>
           )}
+          {document.nodes.length === 0 && (
+            <Suspense fallback={null}>
+              <StartFromPipeline />
+            </Suspense>
+          )}
+          {outlineNode && document.nodes.some((n) => n.id === outlineNode && n.source) && (
+            <Suspense fallback={null}>
+              <OutlineView nodeId={outlineNode} onClose={() => { setOutlineNode(undefined); }} />
+            </Suspense>
+          )}
           {toolsOpen && (
             <Suspense fallback={null}>
               <ProjectToolsPanel
@@ -310,6 +325,7 @@ export function App() {
         onRecheck={() => { workspace.refreshReadiness(); }}
       />
     </div>
+    </OpenOutlineContext.Provider>
   );
 }
 

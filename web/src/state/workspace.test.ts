@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowDocument } from "../api/types";
 import { canonical, emptyDocument, node } from "../testing/documents";
 import { FakeRuntime } from "../testing/fakeRuntime";
+import { sourcePin } from "../api/sourceSchemas";
 import { Workspace } from "./workspace";
 
 const start: WorkflowDocument = {
@@ -330,5 +331,56 @@ describe("Workspace: undo and redo over mixed human and agent edits", () => {
     await settle();
     const { readiness, snapshot } = ws.getState();
     expect(readiness?.graph_revision).toBe(snapshot?.graphRevision);
+  });
+});
+
+describe("Workspace: transactions the runtime composes (placing a source workflow)", () => {
+  it("sends them on the newest state with a fresh idempotency key and applies the reply", async () => {
+    const runtime = new FakeRuntime(emptyDocument("Empty"));
+    const ws = await open(runtime);
+    const before = runtime.stateRevision;
+    const bases: { base_state_revision: string; idempotency_key: string }[] = [];
+    // Stands for POST /api/source/nfcore/resolve: the runtime builds the operation.
+    const result = await ws.place((base) => {
+      bases.push(base);
+      return runtime.api.applyTransaction({ ...base, summary: "Start from nf-core/demo 1.0.1", operations: [{ op: "add_operator", node_id: "source", operator_id: "files.import_fastq", x: 0, y: 0 }] });
+    });
+    expect(result).toEqual({ ok: true });
+    expect(bases.map((b) => b.base_state_revision)).toEqual([before]);
+    expect(bases[0]?.idempotency_key).toMatch(/^[A-Za-z0-9_-]{8,128}$/);
+    expect(documentOf(ws).nodes.map((n) => n.id)).toEqual(["source"]);
+    expect(summaries(ws)).toEqual(["Start from nf-core/demo 1.0.1"]);
+  });
+
+  it("returns the runtime's refusal without a notice when the caller shows it in place", async () => {
+    const runtime = new FakeRuntime(emptyDocument("Empty"));
+    const ws = await open(runtime);
+    runtime.applyAs("agent", "Agent renames", [{ op: "set_title", title: "Changed" }]);
+    const result = await ws.place((base) =>
+      runtime.api.applyTransaction({ ...base, base_state_revision: `blake3:${"0".repeat(64)}`, summary: "stale", operations: [] }),
+    { reportErrors: false });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && (result.error as { code?: string }).code).toBe("stale_revision");
+    expect(ws.getState().notices).toEqual([]);
+  });
+
+  it("undoes placing a pipeline as an edit but says redo means resolving it again", async () => {
+    const runtime = new FakeRuntime(emptyDocument("Empty"));
+    const ws = await open(runtime);
+    const pin = sourcePin.parse({
+      provider: "nf-core", repository: "nf-core/demo", release: "1.0.1", git_ref: null,
+      commit: "04060b4644d68649180db796e89a3db2a466a8d8", tree_digest: `blake3:${"cd".repeat(32)}`,
+      entry: "main.nf", name: "nf-core/demo",
+    });
+    await ws.place(async (base) => {
+      const reply = await runtime.api.applyTransaction({ ...base, summary: "Start from nf-core/demo", operations: [{ op: "add_operator", node_id: "source", operator_id: "files.import_fastq", x: 0, y: 0 }] });
+      // The runtime's reply carries the pinned node (the fake has no resolve of its own).
+      return reply.document ? { ...reply, document: { ...reply.document, nodes: reply.document.nodes.map((n) => ({ ...n, source: pin })) } } : reply;
+    });
+    await ws.undo();
+    expect(runtime.document.nodes).toEqual([]);
+    await ws.redo();
+    expect(runtime.document.nodes).toEqual([]);
+    expect(ws.getState().notices.at(-1)?.title).toBe("Placing nf-core/demo cannot be redone as an edit");
   });
 });

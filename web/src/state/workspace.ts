@@ -71,6 +71,9 @@ export interface FeedTap {
   resynced?(): void;
 }
 
+/** The compare-and-swap part of any transaction this tab sends. */
+export type TransactionBase = Pick<GraphTransaction, "base_state_revision" | "idempotency_key">;
+
 export type EditResult = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
 
 export interface EditOptions {
@@ -440,14 +443,30 @@ export class Workspace {
         error: new Error(`this edit has ${String(operations.length)} operations; one edit holds at most ${String(MAX_TRANSACTION_OPERATIONS)}`),
       };
     }
+    return this.commit(sequencer, (base) =>
+      this.deps.api.applyTransaction({ ...base, summary: summary.slice(0, MAX_SUMMARY_CHARS), operations }),
+    );
+  }
+
+  /**
+   * Sends a transaction the runtime composes itself (resolving a source
+   * workflow places its pinned node): queued like `edit`, on the newest
+   * known state revision with a fresh idempotency key, its reply applied.
+   */
+  place(post: (base: TransactionBase) => Promise<TransactionReply>, options: EditOptions = {}): Promise<EditResult> {
+    const report = options.reportErrors ?? true;
+    return this.enqueue(async () => {
+      const sequencer = this.sequencer;
+      const result = sequencer ? await this.commit(sequencer, post) : { ok: false as const, error: new Error("the workflow is not loaded yet") };
+      if (!result.ok && report) this.reportEditFailure(result.error);
+      return result;
+    });
+  }
+
+  private async commit(sequencer: FeedSequencer, post: (base: TransactionBase) => Promise<TransactionReply>): Promise<EditResult> {
     this.set({ pendingEdits: this.state.pendingEdits + 1 });
     try {
-      const reply = await this.request({
-        base_state_revision: this.head.stateRevision,
-        idempotency_key: idempotencyKey(),
-        summary: summary.slice(0, MAX_SUMMARY_CHARS),
-        operations,
-      });
+      const reply = await this.request(() => post({ base_state_revision: this.head.stateRevision, idempotency_key: idempotencyKey() }));
       this.acceptReply(reply, sequencer);
       return { ok: true };
     } catch (error) {
@@ -457,8 +476,8 @@ export class Workspace {
     }
   }
 
-  private request(transaction: GraphTransaction): Promise<TransactionReply> {
-    const request = this.deps.api.applyTransaction(transaction);
+  private request(post: () => Promise<TransactionReply>): Promise<TransactionReply> {
+    const request = post();
     this.ownRequest = request.catch(() => undefined);
     return request;
   }
@@ -508,6 +527,17 @@ export class Workspace {
       this.notify("info", "Catching up with the latest edits", `Try ${direction} again in a moment.`);
       return;
     }
+    // A pinned pipeline is placed only by resolving it (the runtime composes
+    // that transaction); no operation a client may send brings one back.
+    const replaced = to.document.nodes.find((n) => n.source && !from.document.nodes.some((m) => m.id === n.id));
+    if (replaced?.source) {
+      this.notify(
+        "info",
+        `Placing ${replaced.source.repository} cannot be ${direction === "undo" ? "undone" : "redone"} as an edit`,
+        "Start from the pipeline again on the empty canvas: resolving pins the same commit.",
+      );
+      return;
+    }
     const operations = operationsBetween(from.document, to.document);
     if (operations.length === 0) {
       if (direction === "undo") this.history.undone(live);
@@ -527,12 +557,14 @@ export class Workspace {
     sequencer.hold();
     this.set({ pendingEdits: this.state.pendingEdits + 1 });
     try {
-      const reply = await this.request({
-        base_state_revision: live.stateRevision,
-        idempotency_key: idempotencyKey(),
-        summary: `${label}: ${entry.summary}`.slice(0, MAX_SUMMARY_CHARS),
-        operations,
-      });
+      const reply = await this.request(() =>
+        this.deps.api.applyTransaction({
+          base_state_revision: live.stateRevision,
+          idempotency_key: idempotencyKey(),
+          summary: `${label}: ${entry.summary}`.slice(0, MAX_SUMMARY_CHARS),
+          operations,
+        }),
+      );
       if (reply.cursor !== undefined && sequencer === this.sequencer) this.intents.set(reply.cursor, direction);
       this.acceptReply(reply, sequencer);
     } catch (error) {

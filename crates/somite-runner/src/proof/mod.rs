@@ -468,6 +468,7 @@ fn proof_document(
             x: 0.0,
             y: 0.0,
             color: None,
+            source: None,
         })
     };
     let mut doc = WorkflowDocument::empty(format!("Proof of {operator_id}"));

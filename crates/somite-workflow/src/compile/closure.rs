@@ -14,6 +14,7 @@ use super::{
 use crate::canonical::{Revision, is_revision};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::operator::OperatorKind;
+use crate::source::SourceProvider;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,6 +38,28 @@ pub struct RunClosure {
     pub pixi: ClosurePixi,
     pub compiler: ClosureCompiler,
     pub targets: ClosureTargets,
+    /// The pinned pipeline of a source workflow; absent for a native one,
+    /// whose nodes and operators say what runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ClosureSource>,
+}
+
+/// What a source workflow's package runs: the pipeline at one commit and
+/// tree digest, and the Pixi environment of each of its processes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureSource {
+    pub node_id: String,
+    pub provider: SourceProvider,
+    pub repository: String,
+    #[serde(deserialize_with = "required")]
+    pub release: Option<String>,
+    #[serde(deserialize_with = "required")]
+    pub git_ref: Option<String>,
+    pub commit: String,
+    pub tree_digest: Revision,
+    /// Process name → Pixi environment.
+    pub processes: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,6 +276,23 @@ impl RunClosure {
         }
         if used.len() != operators.len() {
             return Err(invalid("operators lists a contract no node uses".into()));
+        }
+        if let Some(source) = &self.source {
+            check_revision("source.tree_digest", &source.tree_digest)?;
+            if !self.nodes.is_empty() {
+                return Err(invalid(
+                    "a source closure runs the pipeline, not nodes".into(),
+                ));
+            }
+            if let Some(env) = source
+                .processes
+                .values()
+                .find(|e| !environments.contains(e.as_str()))
+            {
+                return Err(invalid(format!(
+                    "a process runs in unknown environment {env}"
+                )));
+            }
         }
         Ok(())
     }

@@ -24,16 +24,21 @@ mod nextflow;
 mod pixi;
 mod plan;
 mod quote;
+mod source;
 mod task;
 
 pub use closure::{
-    ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi, ClosureTargets,
-    ClosureTool, RUN_CLOSURE_SCHEMA, RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
+    ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi, ClosureSource,
+    ClosureTargets, ClosureTool, RUN_CLOSURE_SCHEMA, RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
 };
 pub use config::PROFILES;
 pub use documents::{NodeMap, NodeMapEntry, PACKAGED_TITLE};
 pub use manifest::{ManifestEntry, PackageManifest};
 pub use pixi::CHANNELS;
+pub use source::{
+    PIPELINE_DIR, SOURCE_CONFIG, SOURCE_PROFILES, SourceEnvironment, SourceInputs,
+    SourceProcessRun, compile_source,
+};
 pub use task::{TaskEnv, TaskInput, TaskOutput, TaskScript, task_script};
 
 use crate::assessment::{Assessment, ItemKind};
@@ -233,6 +238,7 @@ pub fn compile(
         },
         compiler: ClosureCompiler::current(),
         targets: ClosureTargets::current(),
+        source: None,
     };
     CompiledPackage::seal(files, closure)
 }

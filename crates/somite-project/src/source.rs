@@ -1,0 +1,254 @@
+//! Source workflows in the project: from a verified tree and its static
+//! outline to the canvas node, and back from the node to the tree.
+//!
+//! The pipeline store (`somite-source`) and the outline (`somite-outline`)
+//! know nothing of graphs; the workflow domain knows nothing of stores. This
+//! module joins them once for every surface (HTTP, MCP, CLI, compile):
+//! [`binding_of`] turns a pinned, outlined tree into the node's
+//! [`SourceBinding`], [`place_transaction`] wraps it in the one
+//! `GraphTransaction` that puts it on an empty canvas (so compare-and-swap,
+//! idempotent replay and the feed work exactly as for any edit), and
+//! [`verified_outline`] re-opens a node's tree — checking its digest again —
+//! whenever the tree is used.
+
+use somite_outline::{Outline, OutlineError};
+use somite_source::{
+    CommitSha, PinnedSource, SourceOrigin, SourceStore, TreeDigest, VerifiedSource,
+};
+use somite_workflow::Revision;
+use somite_workflow::compile::{PackageFile, SourceEnvironment, SourceInputs, SourceProcessRun};
+use somite_workflow::source::{
+    SourceBinding, SourceParam, SourceParamType, SourceProcess, SourceProvider,
+};
+use somite_workflow::transaction::{GraphTransaction, Operation};
+use somite_workflow::{ErrorCode, SomiteError};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Where a source node stands unless the caller says otherwise.
+pub const DEFAULT_POSITION: (f64, f64) = (80.0, 80.0);
+
+/// The node binding of `pinned`, whose tree `outline` describes.
+pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
+    let (provider, release, git_ref) = match &pinned.origin {
+        SourceOrigin::NfCore { release, .. } => {
+            (SourceProvider::NfCore, Some(release.clone()), None)
+        }
+        SourceOrigin::GitHub { git_ref, .. } => (
+            SourceProvider::GitHub,
+            None,
+            Some(git_ref.as_str().to_owned()),
+        ),
+    };
+    let params = outline
+        .params
+        .iter()
+        // Only what the schema declares is typed; config-only settings
+        // (`params.genomes`, institutional profiles) are not a form field.
+        .filter(|p| p.location.file == "nextflow_schema.json")
+        .map(|p| SourceParam {
+            name: p.name.clone(),
+            group: p.group.clone(),
+            ty: p
+                .types
+                .iter()
+                .find_map(|t| SourceParamType::from_schema(t))
+                .or_else(|| p.default.as_ref().and_then(type_of_value))
+                .unwrap_or(SourceParamType::String),
+            description: p.description.clone(),
+            help_text: p.help_text.clone(),
+            default: p.default.clone(),
+            enum_values: p.enum_values.clone(),
+            pattern: p.pattern.clone(),
+            minimum: p.minimum.as_ref().and_then(serde_json::Value::as_f64),
+            maximum: p.maximum.as_ref().and_then(serde_json::Value::as_f64),
+            format: p.format.clone(),
+            exists: p.exists == Some(true),
+            required: p.required,
+            hidden: p.hidden,
+        })
+        .collect();
+    let processes = outline
+        .processes
+        .iter()
+        .map(|p| SourceProcess {
+            name: p.name.clone(),
+            file: p.location.file.clone(),
+            line: p.location.line,
+            environment: p
+                .conda
+                .as_ref()
+                .and_then(|c| c.environment.as_ref())
+                .map(|e| e.file.clone()),
+        })
+        .collect();
+    SourceBinding {
+        provider,
+        repository: pinned.repository.as_str().to_owned(),
+        release,
+        git_ref,
+        commit: pinned.source.commit.as_str().to_owned(),
+        tree_digest: pinned.source.tree_digest.as_str().to_owned(),
+        entry: outline.entry.clone(),
+        name: outline
+            .manifest
+            .name
+            .clone()
+            .unwrap_or_else(|| pinned.repository.as_str().to_owned()),
+        description: outline.manifest.description.clone(),
+        nextflow_version: outline.manifest.nextflow_version.clone(),
+        params,
+        processes,
+    }
+}
+
+fn type_of_value(value: &serde_json::Value) -> Option<SourceParamType> {
+    match value {
+        serde_json::Value::Bool(_) => Some(SourceParamType::Boolean),
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => Some(SourceParamType::Integer),
+        serde_json::Value::Number(_) => Some(SourceParamType::Number),
+        serde_json::Value::String(_) => Some(SourceParamType::String),
+        _ => None,
+    }
+}
+
+/// The transaction placing `binding` as node `node_id` on an empty canvas.
+pub fn place_transaction(
+    binding: SourceBinding,
+    base_state_revision: Revision,
+    idempotency_key: String,
+    node_id: String,
+    (x, y): (f64, f64),
+) -> GraphTransaction {
+    let pinned = match (&binding.release, &binding.git_ref) {
+        (Some(release), _) => format!("{}@{release}", binding.repository),
+        (None, Some(r)) => format!("{}@{r}", binding.repository),
+        (None, None) => binding.repository.clone(),
+    };
+    GraphTransaction {
+        base_state_revision,
+        idempotency_key,
+        summary: format!("Start from {pinned} ({})", &binding.commit[..7]),
+        operations: vec![Operation::PlaceSource {
+            node_id,
+            source: Box::new(binding),
+            x,
+            y,
+        }],
+    }
+}
+
+/// Opens the node's pinned tree (its digest checked again now) and outlines it.
+pub fn verified_outline(
+    store: &SourceStore,
+    binding: &SourceBinding,
+) -> Result<(VerifiedSource, Outline), somite_api::Error> {
+    let commit: CommitSha = binding.commit.parse().map_err(somite_api::Error::from)?;
+    let digest: TreeDigest = binding
+        .tree_digest
+        .parse()
+        .map_err(somite_api::Error::from)?;
+    let verified = store.open(&commit, Some(&digest))?;
+    let outline = somite_outline::outline(verified.path()).map_err(somite_api::Error::from)?;
+    Ok((verified, outline))
+}
+
+/// Outlines a freshly pinned tree and builds its binding: what both resolve
+/// surfaces do before placing the node.
+pub fn outline_pinned(pinned: &PinnedSource) -> Result<SourceBinding, somite_api::Error> {
+    let outline: Result<Outline, OutlineError> = somite_outline::outline(pinned.source.path());
+    Ok(binding_of(pinned, &outline?))
+}
+
+/// Reads what the compiler needs from the node's verified tree: every file
+/// with its mode, every environment a process uses, and the names each
+/// process runs under. A store failure keeps its message; its code is
+/// carried in `details.source_code` because a compile reports domain codes.
+pub fn compile_inputs(
+    store: &SourceStore,
+    binding: &SourceBinding,
+) -> Result<SourceInputs, SomiteError> {
+    let as_domain = |e: somite_api::Error| {
+        let code = match e.code.as_str() {
+            "source_not_found" => ErrorCode::NotFound,
+            "io_error" => ErrorCode::Io,
+            _ => ErrorCode::InvalidDocument,
+        };
+        SomiteError::new(code, format!("cannot compile: {}", e.message), e.recovery)
+            .with_detail("source_code", e.code.as_str())
+    };
+    let (verified, outline) = verified_outline(store, binding).map_err(as_domain)?;
+    let tree = read_tree(verified.path()).map_err(|e| SomiteError::io(verified.path(), &e))?;
+    let mut environments = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut processes = Vec::new();
+    for process in &outline.processes {
+        let Some(env) = process.conda.as_ref().and_then(|c| c.environment.as_ref()) else {
+            continue;
+        };
+        if seen.insert(env.file.clone()) {
+            environments.push(SourceEnvironment {
+                file: env.file.clone(),
+                dependencies: env.dependencies.clone(),
+                pip: env.pip.clone(),
+            });
+        }
+        let mut selectors: BTreeSet<String> = BTreeSet::from([process.name.clone()]);
+        for include in &outline.includes {
+            if include.resolved.as_deref() != Some(process.location.file.as_str()) {
+                continue;
+            }
+            for item in &include.items {
+                if item.name == process.name
+                    && let Some(alias) = &item.alias
+                {
+                    selectors.insert(alias.clone());
+                }
+            }
+        }
+        processes.push(SourceProcessRun {
+            name: process.name.clone(),
+            selectors: selectors.into_iter().collect(),
+            environment: env.file.clone(),
+        });
+    }
+    Ok(SourceInputs {
+        tree,
+        environments,
+        processes,
+    })
+}
+
+/// Every regular file under `root`, sorted, with `0o755` kept for
+/// executables (nf-core's `bin/` scripts) and `0o644` for the rest.
+fn read_tree(root: &Path) -> std::io::Result<Vec<PackageFile>> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            let path = entry.path();
+            if kind.is_dir() {
+                stack.push(path);
+            } else if kind.is_file() || (kind.is_symlink() && path.is_file()) {
+                // The store admits only links that stay inside the tree; the
+                // package holds what they point at, as a file of its own.
+                let relative = path
+                    .strip_prefix(root)
+                    .expect("walked from root")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let executable = std::fs::metadata(&path)?.permissions().mode() & 0o111 != 0;
+                files.push(PackageFile {
+                    path: relative,
+                    mode: if executable { 0o755 } else { 0o644 },
+                    bytes: std::fs::read(&path)?,
+                });
+            }
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}

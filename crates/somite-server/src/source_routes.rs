@@ -1,0 +1,218 @@
+//! Source workflows over HTTP: search the nf-core catalog, resolve an
+//! nf-core release or a GitHub ref onto an empty canvas, and read the
+//! outline of a placed source node.
+//!
+//! A resolve is network work (the provider, the archive) followed by one
+//! ordinary graph transaction: the pinned, outlined tree becomes a
+//! `place_source` operation applied through [`AppState::apply`], so the
+//! reply, compare-and-swap, idempotent replay and the feed announcement are
+//! exactly those of `POST /api/transactions`. Every failure is the shared
+//! envelope; provider failures keep their `source` codes (`rate_limited`
+//! carries `details.reset_at`).
+
+use crate::api_error::ApiError;
+use crate::body::JsonBody;
+use crate::routes::QueryParams;
+use crate::state::{AppState, EditSource, blocking};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use serde::{Deserialize, Serialize};
+use somite_outline::Outline;
+use somite_project::source::{
+    DEFAULT_POSITION, outline_pinned, place_transaction, verified_outline,
+};
+use somite_project::views::TransactionReply;
+use somite_source::{NfCoreSearchPage, PinnedSource, SourceStore};
+use somite_workflow::source::{DEFAULT_SOURCE_NODE_ID, SourceBinding, SourceParam};
+use somite_workflow::{ErrorCode, SomiteError};
+use std::sync::Arc;
+
+/// `GET /api/source/nfcore/search` query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// Where the resolved source goes, shared by both resolve bodies.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Placement {
+    pub base_state_revision: String,
+    pub idempotency_key: String,
+    #[serde(default)]
+    pub node_id: Option<String>,
+    #[serde(default)]
+    pub x: Option<f64>,
+    #[serde(default)]
+    pub y: Option<f64>,
+}
+
+/// `POST /api/source/nfcore/resolve` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveNfCore {
+    pub pipeline: String,
+    pub release: String,
+    #[serde(flatten)]
+    pub placement: Placement,
+}
+
+/// `POST /api/source/github/resolve` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveGitHub {
+    pub repository: String,
+    #[serde(rename = "ref")]
+    pub git_ref: String,
+    #[serde(flatten)]
+    pub placement: Placement,
+}
+
+/// `GET /api/source/nodes/{id}/outline` reply.
+#[derive(Debug, Serialize)]
+pub struct SourceOutline {
+    pub node_id: String,
+    pub repository: String,
+    pub commit: String,
+    pub tree_digest: String,
+    pub outline: Outline,
+    pub params: Vec<SourceParam>,
+}
+
+fn store(state: &AppState) -> Result<SourceStore, ApiError> {
+    state.sources.clone().ok_or_else(|| {
+        ApiError::from(SomiteError::new(
+            ErrorCode::Io,
+            "no user cache folder is available for pinned pipeline sources",
+            "set XDG_CACHE_HOME (or HOME) and restart Somite",
+        ))
+    })
+}
+
+pub async fn search(
+    State(state): State<Arc<AppState>>,
+    QueryParams(params): QueryParams<SearchParams>,
+) -> Result<Json<NfCoreSearchPage>, ApiError> {
+    store(&state)?
+        .search_nfcore(&params.q, params.cursor.as_deref(), params.limit)
+        .await
+        .map(Json)
+        .map_err(|e| ApiError::from(somite_api::Error::from(e)))
+}
+
+pub async fn resolve_nfcore(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<ResolveNfCore>,
+) -> Result<Json<TransactionReply>, ApiError> {
+    let pinned = store(&state)?
+        .resolve_nfcore(&body.pipeline, &body.release)
+        .await;
+    place(state, pinned, body.placement, edit_source(&headers)).await
+}
+
+pub async fn resolve_github(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<ResolveGitHub>,
+) -> Result<Json<TransactionReply>, ApiError> {
+    let pinned = store(&state)?
+        .resolve_github(&body.repository, &body.git_ref)
+        .await;
+    place(state, pinned, body.placement, edit_source(&headers)).await
+}
+
+/// The MCP adapter marks its calls with the activity header (and reaches
+/// these routes only under `/api/mcp`, behind its capability).
+fn edit_source(headers: &HeaderMap) -> EditSource {
+    match headers
+        .get(somite_api::headers::MCP_ACTIVITY)
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(activity) if activity.len() <= 256 => EditSource::Agent {
+            activity: Some(activity.to_owned()),
+        },
+        _ => EditSource::Human,
+    }
+}
+
+async fn place(
+    state: Arc<AppState>,
+    pinned: Result<PinnedSource, somite_source::SourceError>,
+    placement: Placement,
+    source: EditSource,
+) -> Result<Json<TransactionReply>, ApiError> {
+    let pinned = pinned.map_err(|e| ApiError::from(somite_api::Error::from(e)))?;
+    let binding: SourceBinding = tokio::task::spawn_blocking(move || outline_pinned(&pinned))
+        .await
+        .map_err(|e| {
+            ApiError::from(SomiteError::new(
+                ErrorCode::Io,
+                format!("the outline worker failed: {e}"),
+                "retry; if it persists, restart Somite and report the log",
+            ))
+        })?
+        .map_err(ApiError::from)?;
+    let txn = place_transaction(
+        binding,
+        placement.base_state_revision,
+        placement.idempotency_key,
+        placement
+            .node_id
+            .unwrap_or_else(|| DEFAULT_SOURCE_NODE_ID.to_owned()),
+        (
+            placement.x.unwrap_or(DEFAULT_POSITION.0),
+            placement.y.unwrap_or(DEFAULT_POSITION.1),
+        ),
+    );
+    blocking(&state, move |s| s.apply(&txn, source))
+        .await
+        .map(Json)
+}
+
+pub async fn outline(
+    State(state): State<Arc<AppState>>,
+    Path(node_id): Path<String>,
+) -> Result<Json<SourceOutline>, ApiError> {
+    let binding = {
+        let project = state.project();
+        let node = project.document().node(&node_id).and_then(|n| n.source());
+        node.cloned().ok_or_else(|| {
+            ApiError::from(SomiteError::new(
+                ErrorCode::UnknownNode,
+                format!("there is no source node `{node_id}`"),
+                "read the workflow and use the id of its workflow.source node",
+            ))
+        })?
+    };
+    let store = store(&state)?;
+    let (verified, outline) = tokio::task::spawn_blocking(move || {
+        verified_outline(&store, &binding).map(|r| (r, binding))
+    })
+    .await
+    .map_err(|e| {
+        ApiError::from(SomiteError::new(
+            ErrorCode::Io,
+            format!("the outline worker failed: {e}"),
+            "retry",
+        ))
+    })?
+    .map(|((verified, outline), binding)| ((verified, binding), outline))
+    .map_err(ApiError::from)?;
+    let (verified, binding) = verified;
+    Ok(Json(SourceOutline {
+        node_id,
+        repository: binding.repository,
+        commit: verified.commit.as_str().to_owned(),
+        tree_digest: verified.tree_digest.as_str().to_owned(),
+        outline,
+        params: binding.params,
+    }))
+}

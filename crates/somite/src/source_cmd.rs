@@ -1,0 +1,165 @@
+//! `somite source`: start from a real pipeline by hand.
+//!
+//! `search nf-core QUERY` ranks the nf-core catalog (cached an hour; the
+//! last good copy serves offline, and the output says how old it is).
+//! `resolve nf-core/NAME@RELEASE` and `resolve github OWNER/REPO@REF` pin the
+//! pipeline to a commit, verify and outline its tree, and place it on the
+//! project's empty canvas through the same transaction the web workspace and
+//! the agent use (so a non-empty canvas is `canvas_not_empty`, and a running
+//! server holding the project is `project_in_use`).
+
+use crate::failure::Failure;
+use clap::{Args, Subcommand};
+use somite_project::source::{DEFAULT_POSITION, outline_pinned, place_transaction};
+use somite_project::{Project, Seed};
+use somite_source::SourceStore;
+use somite_workflow::source::DEFAULT_SOURCE_NODE_ID;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct SourceArgs {
+    #[command(subcommand)]
+    command: SourceCommand,
+}
+
+#[derive(Subcommand)]
+enum SourceCommand {
+    /// Search a provider's catalog: `somite source search nf-core rna seq`.
+    Search {
+        /// The catalog: `nf-core`.
+        provider: String,
+        /// Words to rank pipelines by (name, description, topics).
+        query: Vec<String>,
+        #[arg(long)]
+        limit: Option<usize>,
+        /// The `next_cursor` of a previous page.
+        #[arg(long)]
+        cursor: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Place a pinned pipeline on the empty canvas:
+    /// `nf-core/NAME@RELEASE` or `github OWNER/REPO@REF`.
+    Resolve {
+        /// `nf-core/NAME@RELEASE`, or `github`.
+        target: String,
+        /// `OWNER/REPO@REF` after `github`.
+        spec: Option<String>,
+        /// The project folder (default: the current folder).
+        #[arg(long, default_value = ".")]
+        project: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn split_at_ref(text: &str) -> anyhow::Result<(&str, &str)> {
+    text.rsplit_once('@')
+        .filter(|(name, r)| !name.is_empty() && !r.is_empty())
+        .ok_or_else(|| Failure::usage(format!("`{text}` is not NAME@REF")).into())
+}
+
+pub fn run(args: SourceArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    match args.command {
+        SourceCommand::Search {
+            provider,
+            query,
+            limit,
+            cursor,
+            json,
+        } => {
+            if provider != "nf-core" {
+                return Err(
+                    Failure::usage(format!("`{provider}` is not a catalog; use nf-core")).into(),
+                );
+            }
+            let store = SourceStore::from_env().map_err(|e| fail(e.into(), json))?;
+            let query = query.join(" ");
+            let page = runtime
+                .block_on(store.search_nfcore(&query, cursor.as_deref(), limit))
+                .map_err(|e| fail(e.into(), json))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&page)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{} match(es) in the nf-core catalog ({:?}, {} s old)",
+                page.total_matches, page.catalog.origin, page.catalog.age_seconds
+            );
+            for m in &page.matches {
+                let latest = m
+                    .latest_release
+                    .as_ref()
+                    .map_or("no release".to_owned(), |r| {
+                        format!(
+                            "{}@{} ({})",
+                            m.repository.as_str(),
+                            r.tag,
+                            r.commit.as_str()
+                        )
+                    });
+                println!("  {}  {}\n    {}", m.name, latest, m.description);
+            }
+            if let Some(cursor) = &page.next_cursor {
+                println!("more: --cursor {cursor}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        SourceCommand::Resolve {
+            target,
+            spec,
+            project,
+            json,
+        } => {
+            let store = SourceStore::from_env().map_err(|e| fail(e.into(), json))?;
+            let pinned = match (target.as_str(), spec.as_deref()) {
+                ("github", Some(spec)) => {
+                    let (repository, git_ref) = split_at_ref(spec)?;
+                    runtime.block_on(store.resolve_github(repository, git_ref))
+                }
+                (nfcore, None) if nfcore.starts_with("nf-core/") => {
+                    let (pipeline, release) = split_at_ref(nfcore)?;
+                    runtime.block_on(store.resolve_nfcore(pipeline, release))
+                }
+                _ => {
+                    return Err(Failure::usage(
+                        "resolve nf-core/NAME@RELEASE, or resolve github OWNER/REPO@REF",
+                    )
+                    .into());
+                }
+            }
+            .map_err(|e| fail(e.into(), json))?;
+            let binding = outline_pinned(&pinned).map_err(|e| fail(e, json))?;
+            let mut project =
+                Project::open(&project, Seed::Empty).map_err(|e| fail(e.into(), json))?;
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let txn = place_transaction(
+                binding,
+                project.state_revision().clone(),
+                format!("cli-resolve-{nanos:x}-{}", std::process::id()),
+                DEFAULT_SOURCE_NODE_ID.to_owned(),
+                DEFAULT_POSITION,
+            );
+            let outcome = project
+                .apply_transaction(&txn)
+                .map_err(|e| fail(e.into(), json))?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&outcome)?);
+            } else {
+                println!(
+                    "{}\n  state revision {}",
+                    outcome.summary, outcome.state_revision
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn fail(error: somite_api::Error, json: bool) -> anyhow::Error {
+    Failure::envelope(&error).json(json).into()
+}

@@ -1,0 +1,60 @@
+/**
+ * The source-workflow routes as typed calls (issue 18): search the nf-core
+ * catalog, resolve a pipeline or a GitHub repository into the one
+ * transaction that places its pinned node, and read a node's outline.
+ */
+import type { HttpClient } from "./http";
+import { MAX_DOCUMENT_REPLY_BYTES, MAX_REPLY_BYTES, PACKAGE_TIMEOUT_MS } from "./limits";
+import { transactionReply } from "./schemas";
+import type { NfcoreSearchPage, OutlineReply } from "./sourceSchemas";
+import { nfcoreSearchPage, outlineReply } from "./sourceSchemas";
+import type { TransactionReply } from "./types";
+
+/** The compare-and-swap half of a resolve request; the workspace fills it in. */
+export interface ResolveBase {
+  readonly base_state_revision: string;
+  readonly idempotency_key: string;
+}
+
+export type ResolveTarget =
+  | { readonly provider: "nf-core"; readonly pipeline: string; readonly release: string }
+  | { readonly provider: "github"; readonly repository: string; readonly ref: string };
+
+export interface SourceApi {
+  searchNfcore(query: string, limit: number, signal?: AbortSignal): Promise<NfcoreSearchPage>;
+  resolve(target: ResolveTarget, base: ResolveBase): Promise<TransactionReply>;
+  outline(nodeId: string, signal?: AbortSignal): Promise<OutlineReply>;
+}
+
+export function createSourceApi(http: HttpClient): SourceApi {
+  return {
+    searchNfcore: (query, limit, signal) =>
+      http.request({
+        path: `/api/source/nfcore/search?${new URLSearchParams({ q: query, limit: String(limit) }).toString()}`,
+        schema: nfcoreSearchPage,
+        maxBytes: MAX_REPLY_BYTES,
+        signal,
+      }),
+    resolve: (target, base) =>
+      http.request({
+        path: target.provider === "nf-core" ? "/api/source/nfcore/resolve" : "/api/source/github/resolve",
+        method: "POST",
+        body:
+          target.provider === "nf-core"
+            ? { pipeline: target.pipeline, release: target.release, ...base }
+            : { repository: target.repository, ref: target.ref, ...base },
+        schema: transactionReply,
+        maxBytes: MAX_DOCUMENT_REPLY_BYTES,
+        // Fetching and verifying an archive is slower than an edit.
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    outline: (nodeId, signal) =>
+      http.request({
+        path: `/api/source/nodes/${encodeURIComponent(nodeId)}/outline`,
+        schema: outlineReply,
+        maxBytes: MAX_REPLY_BYTES,
+        signal,
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+  };
+}
