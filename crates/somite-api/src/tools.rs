@@ -20,6 +20,9 @@ pub mod somite {
     pub const RUN_STATUS: &str = "somite.run.status";
     pub const RUN_CANCEL: &str = "somite.run.cancel";
     pub const EVIDENCE_LOOKUP: &str = "somite.evidence.lookup";
+    pub const SOURCE_SEARCH_NFCORE: &str = "somite.source_workflow.search_nfcore";
+    pub const SOURCE_RESOLVE_NFCORE: &str = "somite.source_workflow.resolve_nfcore";
+    pub const SOURCE_RESOLVE_GITHUB: &str = "somite.source_workflow.resolve_github";
 
     /// Every tool, in the order the server lists them.
     pub const ALL: &[&str] = &[
@@ -33,6 +36,9 @@ pub mod somite {
         RUN_STATUS,
         RUN_CANCEL,
         EVIDENCE_LOOKUP,
+        SOURCE_SEARCH_NFCORE,
+        SOURCE_RESOLVE_NFCORE,
+        SOURCE_RESOLVE_GITHUB,
     ];
 }
 

@@ -305,7 +305,7 @@ mod tests {
         }
         assert_eq!(
             checked,
-            2 * (11 + 7 + 10),
+            2 * (11 + 7 + 13),
             "every tool of the three servers"
         );
     }

@@ -20,6 +20,8 @@
 //! what the runtime actually returns and a reply that does not match it is
 //! reported as `invalid_response`.
 
+mod source_tools;
+
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolOutcome, outcome_schema_with};
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
@@ -68,7 +70,11 @@ call somite.readiness.get and resolve what it lists. Missing local resources (e.
 database) stay typed requirements: ask the user rather than searching the web for them. Do not \
 compile, run or validate while readiness is blocked; 5) validate with somite.validation.start, \
 follow it with somite.run.status (long-poll wait_ms), and call the graph validated only when \
-somite.evidence.lookup reports validated=true for its graph_revision.";
+somite.evidence.lookup reports validated=true for its graph_revision. To start from a published \
+Nextflow pipeline instead, on an empty canvas: somite.source_workflow.search_nfcore, then \
+somite.source_workflow.resolve_nfcore with an exact release it returned (or \
+somite.source_workflow.resolve_github with OWNER/REPO and a ref), then set the source node's \
+required parameters with set_param and call somite.readiness.get; add no other nodes beside it.";
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -368,7 +374,11 @@ impl SomiteServer {
                 capability,
                 client,
             },
-            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
+            tool_router: effects::finish(
+                Self::tool_router() + Self::source_router(),
+                tool_effects,
+                argument_error,
+            ),
         })
     }
 
@@ -400,6 +410,17 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         // An edit may remove nodes and edges; cancelling stops a run.
         somite_api::tools::somite::GRAPH_APPLY_TRANSACTION
         | somite_api::tools::somite::RUN_CANCEL => EDITS,
+        somite_api::tools::somite::SOURCE_SEARCH_NFCORE => Effects {
+            effects: &[Effect::ReachesNetwork],
+            idempotent: true,
+        },
+        // A resolve downloads the pipeline and places a node on an empty
+        // canvas: it removes nothing, and its idempotency key replays it.
+        somite_api::tools::somite::SOURCE_RESOLVE_NFCORE
+        | somite_api::tools::somite::SOURCE_RESOLVE_GITHUB => Effects {
+            effects: &[Effect::Writes, Effect::ReachesNetwork],
+            idempotent: true,
+        },
         somite_api::tools::somite::WORKFLOW_COMPILE
         | somite_api::tools::somite::RUN_START
         | somite_api::tools::somite::VALIDATION_START => REACHES_CHANNELS,

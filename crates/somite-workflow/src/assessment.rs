@@ -865,7 +865,11 @@ fn source_controls(node: &Node, binding: &SourceBinding) -> Vec<InputControl> {
         .filter(|p| !p.hidden)
         .map(|p| InputControl {
             field: p.name.clone(),
-            control: if p.is_path() { "file" } else { "param" },
+            control: if p.is_path() {
+                ControlKind::File
+            } else {
+                ControlKind::Param
+            },
             ty: control_type(p),
             label: p.name.clone(),
             required: p.required,
