@@ -13,7 +13,7 @@
 use crate::api_error::ApiError;
 use crate::body::JsonBody;
 use crate::routes::QueryParams;
-use crate::state::{AppState, EditSource, TransactionReply, blocking};
+use crate::state::{AppState, EditSource, blocking};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -22,6 +22,7 @@ use somite_outline::Outline;
 use somite_project::source::{
     DEFAULT_POSITION, outline_pinned, place_transaction, verified_outline,
 };
+use somite_project::views::TransactionReply;
 use somite_source::{NfCoreSearchPage, PinnedSource, SourceStore};
 use somite_workflow::source::{DEFAULT_SOURCE_NODE_ID, SourceBinding, SourceParam};
 use somite_workflow::{ErrorCode, SomiteError};

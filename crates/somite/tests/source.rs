@@ -1,0 +1,150 @@
+//! `somite source` against a loopback stand-in of nf-co.re and the GitHub
+//! API (the one `somite-source`'s tests serve, with its committed fixtures):
+//! search, resolve by tag, a non-empty canvas, an unknown release and a
+//! spent rate limit, each through the real binary and its `--json` envelope.
+
+#[path = "../../somite-source/tests/it/common.rs"]
+#[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
+mod standin;
+
+use serde_json::Value;
+use standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
+use std::path::Path;
+use std::process::Output;
+
+/// Runs `somite source ARGS` with its providers at `standin` and its cache
+/// under `cache`, off the runtime that serves the stand-in.
+async fn somite_source(standin: &StandIn, cache: &Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .arg("source")
+        .args(args)
+        .env(
+            somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL,
+            format!("{}/pipelines.json", standin.base),
+        )
+        .env(somite_api::EnvVars::SOMITE_GITHUB_API_URL, &standin.base)
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove(somite_api::EnvVars::GITHUB_TOKEN);
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn assert_refused(output: &Output, code: &str) -> Value {
+    assert!(!output.status.success(), "{output:?}");
+    let envelope = json_of(output);
+    assert_eq!(envelope["code"], code, "{envelope}");
+    assert!(envelope["recovery"].as_str().is_some_and(|r| !r.is_empty()));
+    envelope
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_ranks_the_catalog_with_exact_releases() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let out = somite_source(
+        &standin,
+        cache.path(),
+        &["search", "nf-core", "demo", "--json"],
+    )
+    .await;
+    assert!(out.status.success(), "{out:?}");
+    let page = json_of(&out);
+    assert_eq!(page["matches"][0]["repository"], "nf-core/demo");
+    assert_eq!(page["matches"][0]["latest_release"]["tag"], "1.0.1");
+    assert_eq!(page["matches"][0]["latest_release"]["commit"], DEMO_1_0_1);
+    assert_eq!(page["catalog"]["origin"], "fetched");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resolve_by_tag_places_one_pinned_node_and_refuses_a_second() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let args = [
+        "resolve",
+        "nf-core/demo@1.0.1",
+        "--project",
+        folder,
+        "--json",
+    ];
+    let out = somite_source(&standin, cache.path(), &args).await;
+    assert!(out.status.success(), "{out:?}");
+    let reply = json_of(&out);
+    assert_eq!(reply["operations"], 1, "{reply}");
+    let project_state =
+        somite_project::Project::open(project.path(), somite_project::Seed::Empty).unwrap();
+    let document = serde_json::to_value(project_state.document()).unwrap();
+    assert_eq!(
+        reply["state_revision"],
+        project_state.state_revision().as_str()
+    );
+    drop(project_state);
+    let nodes = document["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 1, "{document}");
+    assert_eq!(nodes[0]["operator_id"], "workflow.source");
+    assert_eq!(nodes[0]["source"]["commit"], DEMO_1_0_1);
+    assert_eq!(nodes[0]["source"]["release"], "1.0.1");
+
+    let again = somite_source(&standin, cache.path(), &args).await;
+    assert_refused(&again, "canvas_not_empty");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_release_is_refused_and_writes_nothing() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let out = somite_source(
+        &standin,
+        cache.path(),
+        &[
+            "resolve",
+            "nf-core/demo@9.9.9",
+            "--project",
+            folder,
+            "--json",
+        ],
+    )
+    .await;
+    assert_refused(&out, "release_not_found");
+    assert_eq!(std::fs::read_dir(project.path()).unwrap().count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spent_github_rate_limit_is_rate_limited_with_its_reset_time() {
+    let standin = StandIn::start().await;
+    standin.with(|b| b.rate_limited = true);
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let out = somite_source(
+        &standin,
+        cache.path(),
+        &[
+            "resolve",
+            "github",
+            "nf-core/demo@1.0.1",
+            "--project",
+            folder,
+            "--json",
+        ],
+    )
+    .await;
+    let envelope = assert_refused(&out, "rate_limited");
+    assert_eq!(envelope["details"]["reset_at"], "2026-12-03T22:00:00Z");
+    assert_eq!(RESET_EPOCH, 1_796_335_200);
+}
