@@ -160,14 +160,20 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         Some(pixi) => somite_project::compiled::Toolchain::with_pixi(pixi),
         None => somite_project::compiled::Toolchain::without_pixi(),
     };
-    let state = Arc::new(AppState::new(
+    let mut state = AppState::new(
         project,
         config.sse_keepalive,
         config.agents.clone(),
         runner,
         compile_toolchain,
         format!("http://{address}"),
-    ));
+    );
+    if let Some(sources) = &config.sources {
+        let store = somite_source::SourceStore::new(sources.clone())
+            .map_err(|e| std::io::Error::other(somite_api::Error::from(e).message))?;
+        state = state.with_sources(store);
+    }
+    let state = Arc::new(state);
     // Runs a previous runtime left unfinished are announced as what they
     // are now: failed, lost with the restart.
     for status in state.runner.recovered_runs() {

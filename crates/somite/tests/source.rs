@@ -1,13 +1,24 @@
 //! `somite source` against a loopback stand-in of nf-co.re and the GitHub
 //! API (the one `somite-source`'s tests serve, with its committed fixtures):
 //! search, resolve by tag, a non-empty canvas, an unknown release and a
-//! spent rate limit, each through the real binary and its `--json` envelope.
+//! spent rate limit, each through the real binary and its `--json` envelope;
+//! and the three `somite.source_workflow.*` MCP tools through
+//! `somite mcp somite` onto a runtime whose sources come from the stand-in
+//! (so the `/api/mcp/source/...` routes, replay, stale base and the isError
+//! envelopes are exercised end to end).
 
 #[path = "../../somite-source/tests/it/common.rs"]
 #[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
 mod standin;
 
-use serde_json::Value;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use somite_api::tools::somite::{
+    SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, WORKFLOW_GET,
+};
 use standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
 use std::path::Path;
 use std::process::Output;
@@ -147,4 +158,136 @@ async fn a_spent_github_rate_limit_is_rate_limited_with_its_reset_time() {
     let envelope = assert_refused(&out, "rate_limited");
     assert_eq!(envelope["details"]["reset_at"], "2026-12-03T22:00:00Z");
     assert_eq!(RESET_EPOCH, 1_796_335_200);
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("object arguments")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+async fn ok(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
+    let result = call(client, tool, arguments).await;
+    assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
+    result.structured_content.expect("structured content")
+}
+
+async fn refused(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+    code: &str,
+) -> Value {
+    let result = call(client, tool, arguments).await;
+    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
+    let envelope = result.structured_content.expect("structured error");
+    assert_eq!(envelope["code"], code, "{envelope}");
+    assert!(envelope["recovery"].as_str().is_some_and(|r| !r.is_empty()));
+    envelope
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let project = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
+    let config = somite_server::config::ServerConfig {
+        sources: Some(standin.config(cache.path())),
+        ..somite_server::config::ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite"))
+            .unwrap()
+    };
+    let server = somite_server::start(&config, project).await.unwrap();
+    let (_, capability) = server.state.capabilities.issue();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .args(["mcp", "somite", "--server-url", &server.url()])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env(
+            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
+            capability.expose(),
+        );
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = ().serve(transport).await.expect("MCP session");
+
+    let page = ok(&client, SOURCE_SEARCH_NFCORE, json!({"query": "demo"})).await;
+    assert_eq!(page["matches"][0]["repository"], "nf-core/demo");
+    let release = page["matches"][0]["latest_release"]["tag"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let base = ok(&client, WORKFLOW_GET, json!({})).await["state_revision"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let resolve = json!({
+        "pipeline": "nf-core/demo", "release": release,
+        "base_state_revision": base, "idempotency_key": "resolve-demo-0001",
+    });
+    let placed = ok(&client, SOURCE_RESOLVE_NFCORE, resolve.clone()).await;
+    assert_eq!(placed["replayed"], false);
+    let node = &placed["document"]["nodes"][0];
+    assert_eq!(node["operator_id"], "workflow.source");
+    assert_eq!(node["source"]["commit"], DEMO_1_0_1);
+
+    // The same request with the same key replays; a new key on the old
+    // base is stale; on the new base the canvas is no longer empty.
+    let replay = ok(&client, SOURCE_RESOLVE_NFCORE, resolve).await;
+    assert_eq!(replay["replayed"], true);
+    assert_eq!(replay["state_revision"], placed["state_revision"]);
+    refused(
+        &client,
+        SOURCE_RESOLVE_NFCORE,
+        json!({"pipeline": "nf-core/demo", "release": "1.0.1",
+               "base_state_revision": base, "idempotency_key": "resolve-demo-0002"}),
+        "stale_revision",
+    )
+    .await;
+    refused(
+        &client,
+        SOURCE_RESOLVE_GITHUB,
+        json!({"repository": "nf-core/demo", "ref": "1.0.1",
+               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0003"}),
+        "canvas_not_empty",
+    )
+    .await;
+    refused(
+        &client,
+        SOURCE_RESOLVE_NFCORE,
+        json!({"pipeline": "nf-core/demo", "release": "9.9.9",
+               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0004"}),
+        "release_not_found",
+    )
+    .await;
+    standin.with(|b| b.rate_limited = true);
+    let limited = refused(
+        &client,
+        SOURCE_RESOLVE_GITHUB,
+        json!({"repository": "nf-core/demo", "ref": "1.0.0",
+               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0005"}),
+        "rate_limited",
+    )
+    .await;
+    assert_eq!(limited["details"]["reset_at"], "2026-12-03T22:00:00Z");
+    refused(
+        &client,
+        SOURCE_SEARCH_NFCORE,
+        json!({"query": "demo", "extra": 1}),
+        "invalid_request",
+    )
+    .await;
+    client.cancel().await.unwrap();
 }
