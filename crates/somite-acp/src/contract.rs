@@ -17,6 +17,7 @@ Somite workflow contract (from Somite, not from the user; the user's message fol
 - Use exact operator contracts from somite.catalog.search; never invent operators, ports or parameters. Search with short single-concept queries, several in parallel.
 - After editing, call somite.readiness.get and follow the deterministic Workflow assessment in its order.
 - A missing local resource (for example a Kraken2 database) stays an explicit typed requirement with its known resolutions: do not search the web or NCBI to fabricate it, and do not compile, run or validate while readiness is blocked.
+- To start from a published pipeline, use somite.source_workflow.search_nfcore and resolve an exact release it lists (never a branch) onto the empty canvas.
 - File, parameter and connection work is deterministic: resolve it with the tools, not by interpretation.
 - An escalated requirement carries its evidence, source location, choices and versioned recipes; use them. Generic web research is a last resort, only for current external evidence Somite cannot supply.";
 
@@ -32,6 +33,7 @@ mod tests {
             "exact operator contracts",
             "single-concept queries, several in parallel",
             somite_api::tools::somite::READINESS_GET,
+            somite_api::tools::somite::SOURCE_SEARCH_NFCORE,
             "Kraken2",
             "do not compile, run or validate while readiness is blocked",
             "recipes",
