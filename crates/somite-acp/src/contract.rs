@@ -18,6 +18,7 @@ Somite workflow contract (from Somite, not from the user; the user's message fol
 - Find public reads, reference assemblies, organisms and genes with somite.source.search (NCBI, Ensembl), not a generic browser; add a result with its recipe operations as one transaction.
 - After editing, call somite.readiness.get and follow the deterministic Workflow assessment in its order.
 - A missing local resource (for example a Kraken2 database) stays an explicit typed requirement with its known resolutions: do not search the web or NCBI to fabricate it, and do not compile, run or validate while readiness is blocked.
+- To start from a published pipeline, use somite.source_workflow.search_nfcore and resolve an exact release it lists (never a branch) onto the empty canvas.
 - File, parameter and connection work is deterministic: resolve it with the tools, not by interpretation.
 - An escalated requirement carries its evidence, source location, choices and versioned recipes; use them. Generic web research is a last resort, only for current external evidence Somite cannot supply.";
 
@@ -35,6 +36,7 @@ mod tests {
             somite_api::tools::somite::READINESS_GET,
             somite_api::tools::somite::SOURCE_SEARCH,
             "not a generic browser",
+            somite_api::tools::somite::SOURCE_SEARCH_NFCORE,
             "Kraken2",
             "do not compile, run or validate while readiness is blocked",
             "recipes",

@@ -26,6 +26,9 @@ pub mod somite {
     pub const OPERATOR_PROOF_STATUS: &str = "somite.operator_proof.status";
     /// Not in [`ALL`] until the MCP server serves it (issue 20, feat/resource).
     pub const RESOURCE: &str = "somite.resource";
+    pub const SOURCE_SEARCH_NFCORE: &str = "somite.source_workflow.search_nfcore";
+    pub const SOURCE_RESOLVE_NFCORE: &str = "somite.source_workflow.resolve_nfcore";
+    pub const SOURCE_RESOLVE_GITHUB: &str = "somite.source_workflow.resolve_github";
 
     /// Every tool, in the order the server lists them.
     pub const ALL: &[&str] = &[
@@ -43,6 +46,9 @@ pub mod somite {
         OPERATOR_CANDIDATE_DRAFT,
         OPERATOR_CANDIDATE_PROVE,
         OPERATOR_PROOF_STATUS,
+        SOURCE_SEARCH_NFCORE,
+        SOURCE_RESOLVE_NFCORE,
+        SOURCE_RESOLVE_GITHUB,
     ];
 }
 

@@ -20,6 +20,7 @@
 //! what the runtime actually returns and a reply that does not match it is
 //! reported as `invalid_response`.
 
+mod source_workflow_tools;
 mod workshop;
 
 use crate::effects::{self, Effect, Effects};
@@ -78,7 +79,11 @@ somite.evidence.lookup reports validated=true for its graph_revision; 6) when th
 lacks a tool, draft one project.* contract with somite.operator_candidate.draft (a documentation \
 URL, the exact package pin and a help excerpt for every flag), prove it with \
 somite.operator_candidate.prove and read somite.operator_proof.status. A candidate is not in the \
-catalog: only the user can accept it, in the Project tools panel — tell them it awaits their review.";
+catalog: only the user can accept it, in the Project tools panel — tell them it awaits their review. To start from a published \
+Nextflow pipeline instead, on an empty canvas: somite.source_workflow.search_nfcore, then \
+somite.source_workflow.resolve_nfcore with an exact release it returned (or \
+somite.source_workflow.resolve_github with OWNER/REPO and a ref), then set the source node's \
+required parameters with set_param and call somite.readiness.get; add no other nodes beside it.";
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -379,7 +384,10 @@ impl SomiteServer {
                 client,
             },
             tool_router: effects::finish(
-                Self::tool_router() + Self::workshop_router() + Self::source_router(),
+                Self::tool_router()
+                    + Self::workshop_router()
+                    + Self::source_router()
+                    + Self::source_workflow_router(),
                 tool_effects,
                 argument_error,
             ),
@@ -423,6 +431,17 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         // Asks NCBI or Ensembl (or serves their cached answers); changes nothing.
         somite_api::tools::somite::SOURCE_SEARCH => Effects {
             effects: &[Effect::ReachesNetwork],
+            idempotent: true,
+        },
+        somite_api::tools::somite::SOURCE_SEARCH_NFCORE => Effects {
+            effects: &[Effect::ReachesNetwork],
+            idempotent: true,
+        },
+        // A resolve downloads the pipeline and places a node on an empty
+        // canvas: it removes nothing, and its idempotency key replays it.
+        somite_api::tools::somite::SOURCE_RESOLVE_NFCORE
+        | somite_api::tools::somite::SOURCE_RESOLVE_GITHUB => Effects {
+            effects: &[Effect::Writes, Effect::ReachesNetwork],
             idempotent: true,
         },
         somite_api::tools::somite::WORKFLOW_COMPILE

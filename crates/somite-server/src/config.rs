@@ -32,6 +32,10 @@ pub struct ServerConfig {
     pub pixi: Option<PathBuf>,
     /// How many connections are held and how long a request head may take.
     pub connections: ConnectionLimits,
+    /// Where pipeline sources come from and are kept; `None` reads
+    /// [`somite_source::SourceConfig::from_env`] (tests point it at a
+    /// loopback stand-in).
+    pub sources: Option<somite_source::SourceConfig>,
 }
 
 /// Bounds on the connections the runtime holds (see [`crate::serve`]).
@@ -150,6 +154,7 @@ impl ServerConfig {
                 },
             )?,
             connections: ConnectionLimits::default(),
+            sources: None,
         })
     }
 
@@ -178,6 +183,7 @@ impl ServerConfig {
             },
             pixi: find_on_path("pixi"),
             connections: ConnectionLimits::default(),
+            sources: None,
         })
     }
 }

@@ -200,7 +200,7 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     let resources = somite_resource::ResourceConfig::from_env(|name| std::env::var(name).ok())
         .and_then(somite_resource::ResourceManager::open)
         .map_err(somite_api::Error::from);
-    let state = Arc::new(AppState::new(
+    let mut state = AppState::new(
         project,
         config.sse_keepalive,
         config.agents.clone(),
@@ -208,7 +208,13 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
         compile_toolchain,
         format!("http://{address}"),
         resources,
-    ));
+    );
+    if let Some(sources) = &config.sources {
+        let store = somite_source::SourceStore::new(sources.clone())
+            .map_err(|e| std::io::Error::other(somite_api::Error::from(e).message))?;
+        state = state.with_sources(store);
+    }
+    let state = Arc::new(state);
     // Runs a previous runtime left unfinished are announced as what they
     // are now: failed, lost with the restart.
     for status in state.runner.recovered_runs() {

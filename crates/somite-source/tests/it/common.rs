@@ -28,7 +28,9 @@ pub const RNASEQ_3_24_0: &str = "47b3b0d3daad69e99d45c9e2dd8db19ee28307a1";
 /// `x-ratelimit-reset` the stand-in sends: 2026-12-03T22:00:00Z.
 pub const RESET_EPOCH: u64 = 1_796_335_200;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+/// Relative to the crate that includes this module (`somite-source`, and
+/// `somite`'s CLI tests), both under `crates/`.
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../somite-source/tests/data");
 
 /// How the stand-in's catalog answers.
 #[derive(Clone)]

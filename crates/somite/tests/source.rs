@@ -1,0 +1,293 @@
+//! `somite source` against a loopback stand-in of nf-co.re and the GitHub
+//! API (the one `somite-source`'s tests serve, with its committed fixtures):
+//! search, resolve by tag, a non-empty canvas, an unknown release and a
+//! spent rate limit, each through the real binary and its `--json` envelope;
+//! and the three `somite.source_workflow.*` MCP tools through
+//! `somite mcp somite` onto a runtime whose sources come from the stand-in
+//! (so the `/api/mcp/source/...` routes, replay, stale base and the isError
+//! envelopes are exercised end to end).
+
+#[path = "../../somite-source/tests/it/common.rs"]
+#[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
+mod standin;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use somite_api::tools::somite::{
+    SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, WORKFLOW_GET,
+};
+use standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
+use std::path::Path;
+use std::process::Output;
+
+/// Runs `somite source ARGS` with its providers at `standin` and its cache
+/// under `cache`, off the runtime that serves the stand-in.
+async fn somite_source(standin: &StandIn, cache: &Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .arg("source")
+        .args(args)
+        .env(
+            somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL,
+            format!("{}/pipelines.json", standin.base),
+        )
+        .env(somite_api::EnvVars::SOMITE_GITHUB_API_URL, &standin.base)
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove(somite_api::EnvVars::GITHUB_TOKEN);
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
+fn json_of(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+fn assert_refused(output: &Output, code: &str) -> Value {
+    assert!(!output.status.success(), "{output:?}");
+    let envelope = json_of(output);
+    assert_eq!(envelope["code"], code, "{envelope}");
+    assert!(envelope["recovery"].as_str().is_some_and(|r| !r.is_empty()));
+    envelope
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn search_ranks_the_catalog_with_exact_releases() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let out = somite_source(
+        &standin,
+        cache.path(),
+        &["search", "nf-core", "demo", "--json"],
+    )
+    .await;
+    assert!(out.status.success(), "{out:?}");
+    let page = json_of(&out);
+    assert_eq!(page["matches"][0]["repository"], "nf-core/demo");
+    assert_eq!(page["matches"][0]["latest_release"]["tag"], "1.0.1");
+    assert_eq!(page["matches"][0]["latest_release"]["commit"], DEMO_1_0_1);
+    assert_eq!(page["catalog"]["origin"], "fetched");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resolve_by_tag_places_one_pinned_node_and_refuses_a_second() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let args = [
+        "resolve",
+        "nf-core/demo@1.0.1",
+        "--project",
+        folder,
+        "--json",
+    ];
+    let out = somite_source(&standin, cache.path(), &args).await;
+    assert!(out.status.success(), "{out:?}");
+    let reply = json_of(&out);
+    assert_eq!(reply["operations"], 1, "{reply}");
+    let project_state =
+        somite_project::Project::open(project.path(), somite_project::Seed::Empty).unwrap();
+    let document = serde_json::to_value(project_state.document()).unwrap();
+    assert_eq!(
+        reply["state_revision"],
+        project_state.state_revision().as_str()
+    );
+    drop(project_state);
+    let nodes = document["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 1, "{document}");
+    assert_eq!(nodes[0]["operator_id"], "workflow.source");
+    assert_eq!(nodes[0]["source"]["commit"], DEMO_1_0_1);
+    assert_eq!(nodes[0]["source"]["release"], "1.0.1");
+
+    let again = somite_source(&standin, cache.path(), &args).await;
+    assert_refused(&again, "canvas_not_empty");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_release_is_refused_and_writes_nothing() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let out = somite_source(
+        &standin,
+        cache.path(),
+        &[
+            "resolve",
+            "nf-core/demo@9.9.9",
+            "--project",
+            folder,
+            "--json",
+        ],
+    )
+    .await;
+    assert_refused(&out, "release_not_found");
+    assert_eq!(std::fs::read_dir(project.path()).unwrap().count(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spent_github_rate_limit_is_rate_limited_with_its_reset_time() {
+    let standin = StandIn::start().await;
+    standin.with(|b| b.rate_limited = true);
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let out = somite_source(
+        &standin,
+        cache.path(),
+        &[
+            "resolve",
+            "github",
+            "nf-core/demo@1.0.1",
+            "--project",
+            folder,
+            "--json",
+        ],
+    )
+    .await;
+    let envelope = assert_refused(&out, "rate_limited");
+    assert_eq!(envelope["details"]["reset_at"], "2026-12-03T22:00:00Z");
+    assert_eq!(RESET_EPOCH, 1_796_335_200);
+}
+
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
+    let Value::Object(arguments) = arguments else {
+        panic!("object arguments")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: {e}"))
+}
+
+async fn ok(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
+    let result = call(client, tool, arguments).await;
+    assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
+    result.structured_content.expect("structured content")
+}
+
+async fn refused(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    arguments: Value,
+    code: &str,
+) -> Value {
+    let result = call(client, tool, arguments).await;
+    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
+    let envelope = result.structured_content.expect("structured error");
+    assert_eq!(envelope["code"], code, "{envelope}");
+    assert!(envelope["recovery"].as_str().is_some_and(|r| !r.is_empty()));
+    envelope
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let project = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
+    let config = somite_server::config::ServerConfig {
+        sources: Some(standin.config(cache.path())),
+        ..somite_server::config::ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite"))
+            .unwrap()
+    };
+    let server = somite_server::start(&config, project).await.unwrap();
+    let (_, capability) = server.state.capabilities.issue();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .args(["mcp", "somite", "--server-url", &server.url()])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env(
+            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
+            capability.expose(),
+        );
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = ().serve(transport).await.expect("MCP session");
+
+    let page = ok(&client, SOURCE_SEARCH_NFCORE, json!({"query": "demo"})).await;
+    assert_eq!(page["matches"][0]["repository"], "nf-core/demo");
+    let release = page["matches"][0]["latest_release"]["tag"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let base = ok(&client, WORKFLOW_GET, json!({})).await["state_revision"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let resolve = json!({
+        "pipeline": "nf-core/demo", "release": release,
+        "base_state_revision": base, "idempotency_key": "resolve-demo-0001",
+    });
+    let placed = ok(&client, SOURCE_RESOLVE_NFCORE, resolve.clone()).await;
+    assert_eq!(placed["replayed"], false);
+    let node = &placed["document"]["nodes"][0];
+    assert_eq!(node["operator_id"], "workflow.source");
+    assert_eq!(node["source"]["commit"], DEMO_1_0_1);
+
+    // The same request with the same key replays; a new key on the old
+    // base is stale; on the new base the canvas is no longer empty.
+    let replay = ok(&client, SOURCE_RESOLVE_NFCORE, resolve).await;
+    assert_eq!(replay["replayed"], true);
+    assert_eq!(replay["state_revision"], placed["state_revision"]);
+    refused(
+        &client,
+        SOURCE_RESOLVE_NFCORE,
+        json!({"pipeline": "nf-core/demo", "release": "1.0.1",
+               "base_state_revision": base, "idempotency_key": "resolve-demo-0002"}),
+        "stale_revision",
+    )
+    .await;
+    refused(
+        &client,
+        SOURCE_RESOLVE_GITHUB,
+        json!({"repository": "nf-core/demo", "ref": "1.0.1",
+               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0003"}),
+        "canvas_not_empty",
+    )
+    .await;
+    refused(
+        &client,
+        SOURCE_RESOLVE_NFCORE,
+        json!({"pipeline": "nf-core/demo", "release": "9.9.9",
+               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0004"}),
+        "release_not_found",
+    )
+    .await;
+    standin.with(|b| b.rate_limited = true);
+    let limited = refused(
+        &client,
+        SOURCE_RESOLVE_GITHUB,
+        json!({"repository": "nf-core/demo", "ref": "1.0.0",
+               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0005"}),
+        "rate_limited",
+    )
+    .await;
+    assert_eq!(limited["details"]["reset_at"], "2026-12-03T22:00:00Z");
+    refused(
+        &client,
+        SOURCE_SEARCH_NFCORE,
+        json!({"query": "demo", "extra": 1}),
+        "invalid_request",
+    )
+    .await;
+    client.cancel().await.unwrap();
+}
