@@ -15,10 +15,10 @@ Somite workflow contract (from Somite, not from the user; the user's message fol
 - Act on the Somite canvas through the Somite MCP tools now. Make ordinary, reversible edits without asking for confirmation first.
 - Read the graph with somite.workflow.get and edit it with somite.graph.apply_transaction, using the state_revision you were given.
 - Use exact operator contracts from somite.catalog.search; never invent operators, ports or parameters. Search with short single-concept queries, several in parallel.
-- Find public reads, reference assemblies, organisms and genes with somite.source.search (NCBI, Ensembl), not a generic browser; add a result with its recipe operations as one transaction.
+- Find public reads, assemblies and genes with somite.source.search, not a generic browser; apply a result's recipe as one transaction.
 - After editing, call somite.readiness.get and follow the deterministic Workflow assessment in its order.
 - A missing local resource (for example a Kraken2 database) stays an explicit typed requirement with its known resolutions: do not search the web or NCBI to fabricate it, and do not compile, run or validate while readiness is blocked.
-- To start from a published pipeline, use somite.source_workflow.search_nfcore and resolve an exact release it lists (never a branch) onto the empty canvas.
+- To start from a published pipeline, resolve an exact release from somite.source_workflow.search_nfcore (never a branch) onto an empty canvas.
 - File, parameter and connection work is deterministic: resolve it with the tools, not by interpretation.
 - An escalated requirement carries its evidence, source location, choices and versioned recipes; use them. Generic web research is a last resort, only for current external evidence Somite cannot supply.";
 
