@@ -88,7 +88,7 @@ test("arrow keys nudge the selected node, sent as one move", async () => {
   await page.keyboard.press("Escape");
 });
 
-test("a readiness resolution adds the providing operator and connects it; downloads only show details", async () => {
+test("a readiness resolution adds the providing operator and connects it; downloads are offered only as reviewed installs", async () => {
   const { page } = browser;
   const view = await somite.api<WorkflowView>("/api/workflow");
   await somite.api("/api/transactions", {
@@ -103,8 +103,8 @@ test("a readiness resolution adds the providing operator and connects it; downlo
   await node(page, "kraken2").waitFor();
   await page.getByRole("button", { name: /^Requirements/ }).click();
   const item = page.locator(".requirement", { hasText: "Provide Kraken2 database for kraken2" });
-  await item.getByRole("button", { name: /other options/ }).click();
-  await item.locator(".option", { hasText: "Standard-8" }).waitFor();
+  // The runtime's reviewed installs replace the contract's download descriptions; none starts a transfer.
+  await item.locator(".resource-options", { hasText: "Standard-8" }).waitFor();
   await screenshot(page, "collaboration-03-resource-options-dark");
 
   await item.getByRole("button", { name: "Add files.import_kraken2_database" }).click();
