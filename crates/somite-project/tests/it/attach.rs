@@ -2,9 +2,7 @@
 //! stable output paths, independence from the canonical package, session
 //! ceilings and generations, and every rejection the verifier promises.
 
-mod compile_fixture;
-
-use compile_fixture::*;
+use crate::compile_fixture::*;
 use somite_project::attach::{
     AttachError, AttachmentRoot, CopyMethod, MAX_PACKAGES_PER_SESSION, SessionLimits,
 };

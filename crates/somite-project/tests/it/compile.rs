@@ -1,9 +1,7 @@
 //! The project store's compile: gates, durable publication under
 //! `.somite/compiled/<digest>/`, reuse, and Pixi present, absent or failing.
 
-mod compile_fixture;
-
-use compile_fixture::*;
+use crate::compile_fixture::*;
 use somite_project::compiled::{self, PixiOutcome, Toolchain};
 use somite_project::{Project, Seed};
 use somite_workflow::ErrorCode;
@@ -211,7 +209,7 @@ fn a_timed_out_pixi_lock_leaves_no_process_behind_and_sees_only_the_allowlist() 
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "timed_out_pixi_lock_child",
+            "compile::timed_out_pixi_lock_child",
             "--nocapture",
             "--include-ignored",
         ])

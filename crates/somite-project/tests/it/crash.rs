@@ -90,7 +90,12 @@ fn a_killed_writer_loses_nothing_and_recovers_by_itself() {
     let (mut landed_in_flight, mut lost_in_flight) = (0, 0);
     for round in 0..ROUNDS {
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "crash_child", "--nocapture", "--include-ignored"])
+            .args([
+                "--exact",
+                "crash::crash_child",
+                "--nocapture",
+                "--include-ignored",
+            ])
             .env(CHILD_ENV, dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

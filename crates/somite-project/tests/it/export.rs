@@ -1,9 +1,7 @@
 //! `export`: a deterministic, readable ZIP of the compiled package and the
 //! evidence recorded for its graph revision.
 
-mod compile_fixture;
-
-use compile_fixture::*;
+use crate::compile_fixture::*;
 use somite_project::compiled::Toolchain;
 use somite_project::export::export;
 use somite_workflow::ErrorCode;

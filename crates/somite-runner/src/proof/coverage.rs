@@ -32,7 +32,7 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
         .count();
     let mut out = format!(
         "# Operator proofs\n\n\
-         <!-- Generated: SOMITE_UPDATE_COVERAGE=1 cargo nextest run -p somite-runner --test proofs.\n     \
+         <!-- Generated: SOMITE_UPDATE_COVERAGE=1 cargo nextest run -p somite-runner proofs.\n     \
          A test fails when this file differs from what the proofs produce. -->\n\n\
          Each proof is a **{PROOF_KIND}**: the\n\
          task script the compiler writes into `main.nf` for one node (the same bytes), run by\n\

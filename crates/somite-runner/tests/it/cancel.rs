@@ -2,11 +2,9 @@
 //! `pixi` starts a grandchild that ignores SIGTERM, and after the cancel
 //! neither may survive.
 
-mod support;
-
+use crate::support::*;
 use somite_runner::{NodeState, RunPhase, RunRequest, StatusPoll, Supervisor};
 use std::time::{Duration, Instant};
-use support::*;
 
 #[tokio::test]
 async fn cancelling_a_run_kills_the_whole_process_group() {

@@ -3,13 +3,11 @@
 //! package's lock) ending with a passing receipt. Skipped, and saying so,
 //! on machines without Pixi.
 
-mod support;
-
+use crate::support::*;
 use somite_project::evidence::ReceiptResult;
 use somite_project::toolchain::find_on_path;
 use somite_runner::{RunPhase, RunnerToolchain, StatusPoll, Supervisor, ValidationRequest};
 use std::time::{Duration, Instant};
-use support::*;
 
 #[tokio::test]
 async fn a_real_validation_of_fastq_qc_passes_where_pixi_is_installed() {

@@ -2,14 +2,12 @@
 //! failed with `run_lost`, never shown as still running, and a process
 //! group the old process left behind is stopped.
 
-mod support;
-
+use crate::support::*;
 use somite_runner::{NodeState, RunPhase, RunRequest, StatusPoll, Supervisor};
 use somite_workflow::ErrorCode;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::*;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()

@@ -2,8 +2,7 @@
 //! the launch command, progress, idempotency, the readiness and toolchain
 //! gates, failures, long-polling and events.
 
-mod support;
-
+use crate::support::*;
 use somite_project::compiled::{self, Toolchain};
 use somite_runner::{
     NodeState, RunKind, RunPhase, RunRequest, RunnerToolchain, StatusPoll, Supervisor,
@@ -11,7 +10,6 @@ use somite_runner::{
 use somite_workflow::ErrorCode;
 use somite_workflow::SomiteError;
 use std::time::{Duration, Instant};
-use support::*;
 
 fn request(key: &str) -> RunRequest {
     RunRequest {

@@ -2,14 +2,12 @@
 //! and a write-once, re-verified evidence receipt (against the test
 //! stand-in for `pixi`).
 
-mod support;
-
+use crate::support::*;
 use serde_json::json;
 use somite_project::evidence::{ItemResult, ReceiptResult};
 use somite_runner::{NodeState, RunKind, RunPhase, Supervisor, ValidationRequest};
 use somite_workflow::{ErrorCode, SomiteError};
 use std::fs;
-use support::*;
 
 fn request(key: &str) -> ValidationRequest {
     ValidationRequest {
@@ -182,7 +180,7 @@ async fn a_failing_validation_records_a_failed_receipt_that_does_not_validate() 
 /// Nextflow (`somite-pixi-standin`, which runs no tool): the database root
 /// is bound to the tiny Kraken2 database, a folder fixture written file by
 /// file under its content address. That Kraken2 task is also proven with
-/// the real `kraken2` against the same database (tests/proofs.rs); Bracken
+/// the real `kraken2` against the same database (tests/it/proofs.rs); Bracken
 /// is not (no Debian package), and the database carries no
 /// `database*.kmer_distrib`, so a validation with the real Bracken fails
 /// rather than report an abundance.

@@ -2,8 +2,7 @@
 //! graph through the supervisor (against the test STAND-IN for `pixi`), and
 //! its task proof with the real `seqtk` (installed by `scripts/setup`).
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
 use somite_api::WorkshopCode;
 use somite_project::candidates::{self, Candidate};
@@ -11,7 +10,6 @@ use somite_runner::StatusPoll;
 use somite_runner::workshop::{ProveRequest, TaskProofRecord, Workshop};
 use somite_workflow::Catalog;
 use std::time::Instant;
-use support::*;
 
 /// `seqtk seq -a`: FASTQ to FASTA on standard output, as seqtk's README
 /// shows it; the pin is the bioconda-recipes seqtk version the reviewed

@@ -2,15 +2,13 @@
 //! library can normalise the requests: bounded connections and request
 //! heads, Host checks a well-behaved client would never trip.
 
-mod support;
-
+use crate::support::assert_envelope;
 use serde_json::Value;
 use somite_project::{Project, Seed};
 use somite_server::RunningServer;
 use somite_server::config::{ConnectionLimits, ServerConfig};
 use somite_server::serve::{MAX_HEAD_BYTES, MAX_HEADERS, MAX_URI_BYTES};
 use std::time::Duration;
-use support::assert_envelope;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -3,8 +3,7 @@
 //! the resumable activity stream (across a restart, too) and the documents
 //! served by state revision beside a feed that does not carry them.
 
-mod support;
-
+use crate::support::assert_envelope;
 use futures_util::StreamExt;
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
@@ -15,7 +14,6 @@ use somite_server::body::MAX_REQUEST_BYTES;
 use somite_server::config::ServerConfig;
 use somite_test_support::ready_paired_reads;
 use std::time::Duration;
-use support::assert_envelope;
 
 struct Harness {
     server: RunningServer,

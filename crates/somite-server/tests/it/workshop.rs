@@ -5,15 +5,13 @@
 //! supervisor are tested in `somite-runner`, where the stand-in for `pixi`
 //! is built.)
 
-mod support;
-
+use crate::support::assert_envelope;
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 use somite_api::headers::CAPABILITY;
 use somite_project::{Project, Seed};
 use somite_server::RunningServer;
 use somite_server::config::ServerConfig;
-use support::assert_envelope;
 
 struct Harness {
     server: RunningServer,

@@ -1,7 +1,6 @@
 //! The Workflow assessment: ordering, resolutions, escalation and gating.
 
-mod common;
-
+use crate::common;
 use serde_json::json;
 use somite_workflow::ErrorCode;
 use somite_workflow::assessment::{

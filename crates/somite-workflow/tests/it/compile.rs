@@ -4,11 +4,8 @@
 //! the readiness gate, and what reaches a tool when Nextflow runs a task
 //! locally (`nextflow_task`).
 
-mod compile_graphs;
-mod nextflow_task;
-
-use compile_graphs::*;
-use nextflow_task::{
+use crate::compile_graphs::*;
+use crate::nextflow_task::{
     TARGET, compiled as compiled_doc, evaluated_script, expected_args, graph_around, make_input,
     run_task,
 };

@@ -2,8 +2,7 @@
 //! every accepted result satisfies every invariant, and every rejected one
 //! changes nothing.
 
-mod common;
-
+use crate::common;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use somite_workflow::graph::WorkflowDocument;

@@ -1,7 +1,6 @@
 //! Catalog search: ranking rules, bounds, and cursor validity.
 
-mod common;
-
+use crate::common;
 use somite_workflow::search::SearchRequest;
 use somite_workflow::{Catalog, ErrorCode};
 

@@ -1,8 +1,7 @@
 //! GraphTransaction application: shapes, every rejection code, revisions.
 
-mod common;
-
-use common::{catalog, ops, small_graph};
+use crate::common;
+use crate::common::{catalog, ops, small_graph};
 use serde_json::{Value, json};
 use somite_workflow::ErrorCode;
 use somite_workflow::graph::WorkflowDocument;
@@ -432,7 +431,7 @@ fn import_paths_nextflow_would_not_stage_literally_are_refused() {
         );
         // A stored document with a control character in a path is invalid;
         // one with an expansion or glob character opens, and its readiness
-        // (tests/assessment.rs) blocks the run until the file is chosen again.
+        // (tests/it/assessment.rs) blocks the run until the file is chosen again.
         let mut value = serde_json::to_value(&doc).unwrap();
         value["nodes"][0]["params"]["path"] = json!(path);
         assert_eq!(value["nodes"][0]["id"], "reads");

@@ -14,15 +14,13 @@
 //! SDK (see its crate); it is built next to `somite` by `cargo build
 //! --workspace` / `cargo nextest run --workspace`.
 
-mod support;
-
+use crate::support::sibling;
 use serde_json::{Value, json};
 use somite_test_support::ready_paired_reads;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::sibling;
 
 /// The test agent binary, next to `somite` in the same target directory.
 fn test_agent() -> PathBuf {

@@ -2,8 +2,7 @@
 //! usage error (2) from rejected input (1), and how a refusal reads
 //! (snapshots of the rendered text).
 
-mod support;
-
+use crate::support;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Output};

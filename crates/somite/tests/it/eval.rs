@@ -8,13 +8,11 @@
 //! would run (these machines have neither), so a "passing receipt" here is
 //! the stand-in's; the harness records which Pixi it used.
 
-mod support;
-
+use crate::support::{sibling, standin_pixi};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::{sibling, standin_pixi};
 
 fn plan(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

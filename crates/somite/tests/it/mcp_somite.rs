@@ -16,7 +16,6 @@ use rmcp::service::NotificationContext;
 use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
-mod support;
 
 use serde_json::{Value, json};
 use somite_mcp::effects::Effect;
@@ -27,7 +26,7 @@ use somite_test_support::ready_paired_reads;
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::standin_pixi;
+use crate::support::standin_pixi;
 use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the

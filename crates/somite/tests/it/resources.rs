@@ -3,14 +3,12 @@
 //! served from loopback, the consent check, the install job on the activity
 //! feed, the store (SOMITE_RESOURCE_DIR) and the resolutions.
 
-mod support;
-
+use crate::support::ServeChild;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 use somite_api::EnvVars;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
-use support::ServeChild;
 
 /// Serves `bytes` to every request on a loopback port (no Range: the
 /// Range protocol is tested in somite-resource).

@@ -10,12 +10,10 @@
 //! runtime's own code path — compile, `pixi run --frozen`, trace parsing,
 //! receipts — is the production one.
 
-mod support;
-
+use crate::support::{ServeChild, sibling};
 use serde_json::{Value, json};
 use somite_test_support::ready_paired_reads;
 use std::time::{Duration, Instant};
-use support::{ServeChild, sibling};
 
 async fn post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
     let response = client.post(url).json(&body).send().await.unwrap();

@@ -2,12 +2,10 @@
 //! refuses non-loopback binds and bad configuration, and stops cleanly on
 //! Ctrl-C.
 
-mod support;
-
+use crate::support::ServeChild;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::ServeChild;
 
 fn somite() -> Command {
     Command::new(env!("CARGO_BIN_EXE_somite"))

@@ -7,7 +7,7 @@
 //! (so the `/api/mcp/source/...` routes, replay, stale base and the isError
 //! envelopes are exercised end to end).
 
-#[path = "../../somite-source/tests/it/common.rs"]
+#[path = "../../../somite-source/tests/it/common.rs"]
 #[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
 mod standin;
 
