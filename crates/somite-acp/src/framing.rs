@@ -3,11 +3,12 @@
 //! ACP (and stdio MCP) put one JSON-RPC message on each line. The ACP SDK's
 //! own stdio transport reads lines without a size limit, so an agent that
 //! never writes a newline could make Somite buffer without bound. Somite
-//! therefore frames the bytes itself, before any protocol decoding: a frame,
-//! complete or unterminated, longer than the limit (the shared workflow
-//! transaction envelope, [`MAX_FRAME_BYTES`](crate::limits::MAX_FRAME_BYTES),
-//! in production) is an error that ends the session, and memory never holds
-//! more than one frame of at most that size.
+//! therefore frames the bytes itself, before any protocol decoding, with
+//! `tokio_util`'s bounded [`LinesCodec`]: a frame, complete or
+//! unterminated, longer than the limit (the shared workflow transaction
+//! envelope, [`MAX_FRAME_BYTES`](crate::limits::MAX_FRAME_BYTES), in
+//! production) is an error that ends the session, and memory never holds
+//! more than one frame of at most that size plus one read.
 //!
 //! [`bounded_lines`] turns any `AsyncRead` into the line stream the SDK's
 //! `Lines` transport consumes; the limit is a parameter so tests can use a
@@ -15,9 +16,11 @@
 
 use std::io;
 
-use futures::Stream;
+use futures::{Stream, StreamExt, TryStreamExt};
 use thiserror::Error;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::AsyncRead;
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 
 /// Why a frame was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -47,60 +50,53 @@ impl From<FrameError> for io::Error {
     }
 }
 
-/// Reads the next frame: the bytes before the next `\n` (a trailing `\r` is
-/// dropped), or the unterminated rest at end of input. `None` at end of input.
-///
-/// # Errors
-/// [`FrameError::TooLarge`] as soon as the frame would exceed `limit` bytes;
-/// an I/O error from the reader.
-pub async fn read_frame<R>(reader: &mut R, limit: usize) -> io::Result<Option<Vec<u8>>>
-where
-    R: AsyncBufRead + Unpin,
-{
-    let mut frame = Vec::new();
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok((!frame.is_empty()).then_some(frame));
+/// [`LinesCodec`] with its two refusals told apart as [`FrameError`]s. A
+/// decoder sees only bytes already read, so the one I/O error `LinesCodec`
+/// can raise while decoding is its UTF-8 check; the reader's own errors
+/// reach the stream through `FramedRead` unchanged.
+struct BoundedLines {
+    lines: LinesCodec,
+    limit: usize,
+}
+
+impl BoundedLines {
+    fn refusal(&self, error: LinesCodecError) -> io::Error {
+        match error {
+            LinesCodecError::MaxLineLengthExceeded => FrameError::TooLarge { limit: self.limit },
+            LinesCodecError::Io(_) => FrameError::NotUtf8,
         }
-        let newline = available.iter().position(|&byte| byte == b'\n');
-        let chunk = &available[..newline.unwrap_or(available.len())];
-        if frame.len() + chunk.len() > limit {
-            return Err(FrameError::TooLarge { limit }.into());
-        }
-        frame.extend_from_slice(chunk);
-        let consumed = chunk.len() + usize::from(newline.is_some());
-        reader.consume(consumed);
-        if newline.is_some() {
-            if frame.last() == Some(&b'\r') {
-                frame.pop();
-            }
-            return Ok(Some(frame));
-        }
+        .into()
     }
 }
 
-/// The frames of `reader` as UTF-8 lines, skipping empty ones. The stream ends
-/// after the first error.
+impl Decoder for BoundedLines {
+    type Item = String;
+    type Error = io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> io::Result<Option<String>> {
+        self.lines.decode(buf).map_err(|e| self.refusal(e))
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> io::Result<Option<String>> {
+        self.lines.decode_eof(buf).map_err(|e| self.refusal(e))
+    }
+}
+
+/// The frames of `reader` as UTF-8 lines (a trailing `\r` dropped), the
+/// unterminated rest at end of input included, skipping empty ones. The
+/// stream ends after the first error.
 pub fn bounded_lines<R>(reader: R, limit: usize) -> impl Stream<Item = io::Result<String>> + Send
 where
     R: AsyncRead + Send + Unpin + 'static,
 {
-    futures::stream::unfold(Some(BufReader::new(reader)), move |state| async move {
-        let mut reader = state?;
-        loop {
-            match read_frame(&mut reader, limit).await {
-                Ok(None) => return None,
-                Ok(Some(frame)) if frame.is_empty() => {}
-                Ok(Some(frame)) => {
-                    let line = String::from_utf8(frame).map_err(|_| FrameError::NotUtf8.into());
-                    let next = line.is_ok().then_some(reader);
-                    return Some((line, next));
-                }
-                Err(error) => return Some((Err(error), None)),
-            }
-        }
-    })
+    let codec = BoundedLines {
+        lines: LinesCodec::new_with_max_length(limit),
+        limit,
+    };
+    // `FramedRead` answers `None` once after an error; `fuse` keeps it so.
+    FramedRead::new(reader, codec)
+        .try_filter(|line| std::future::ready(!line.is_empty()))
+        .fuse()
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@
 //! given (never to a shell).
 
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -107,10 +107,11 @@ const FORBIDDEN_ENV_PREFIXES: &[&str] = &[
     EnvVars::PREFIX,
 ];
 
-/// The executables on a `PATH`, searched the way a shell would but without one.
+/// The executables on a `PATH`, searched the way a shell would but without one
+/// ([`somite_process::find_program`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathSearch {
-    directories: Vec<PathBuf>,
+    path_variable: OsString,
 }
 
 impl PathSearch {
@@ -120,34 +121,14 @@ impl PathSearch {
     #[must_use]
     pub fn new(path_variable: impl AsRef<OsStr>) -> Self {
         Self {
-            directories: std::env::split_paths(path_variable.as_ref())
-                .filter(|directory| directory.is_absolute())
-                .collect(),
+            path_variable: path_variable.as_ref().to_owned(),
         }
     }
 
     /// The first executable file called `program` on the path.
     #[must_use]
     pub fn find(&self, program: &str) -> Option<PathBuf> {
-        self.directories
-            .iter()
-            .map(|directory| directory.join(program))
-            .find(|candidate| is_executable_file(candidate))
-    }
-}
-
-fn is_executable_file(path: &Path) -> bool {
-    let Ok(metadata) = path.metadata() else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        metadata.is_file()
+        somite_process::find_program(program, Some(&self.path_variable))
     }
 }
 
@@ -204,7 +185,7 @@ impl LaunchCommand {
             });
         }
         let resolved = if program_path.is_absolute() {
-            if !is_executable_file(program_path) {
+            if somite_process::find_program(program_path, None).is_none() {
                 return Err(CustomCommandError::NotExecutable {
                     program: program.clone(),
                 });

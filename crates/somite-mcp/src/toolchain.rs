@@ -18,8 +18,6 @@ use crate::process::{self, ChildEnv};
 use serde_json::json;
 use somite_api::{DomainCode, ToolCode};
 use somite_process::Command;
-use std::ffi::OsStr;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -95,8 +93,8 @@ impl ToolContract {
         cwd: &Path,
         cancel: &CancellationToken,
     ) -> Result<Toolchain, ToolError> {
-        let executable =
-            find_executable(self.binary, env.get("PATH")).ok_or_else(|| self.missing())?;
+        let executable = somite_process::find_program(self.binary, env.get("PATH"))
+            .ok_or_else(|| self.missing())?;
         let command =
             Command::new(&executable, cwd, env.clone()).args(self.version_args.iter().copied());
         let report = process::run(&command, VERSION_TIMEOUT, cancel)
@@ -140,17 +138,6 @@ impl ToolContract {
     }
 }
 
-/// The first executable regular file called `binary` in a `PATH` value.
-pub fn find_executable(binary: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(path_var?)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(binary))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-        })
-}
-
 /// The first `N.N[.N][-suffix]` token in a version banner
 /// (`pixi 0.77.1`, `      version 26.04.6 build 5954`).
 pub fn parse_version(output: &str) -> Option<String> {
@@ -171,6 +158,7 @@ pub fn parse_version(output: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn versions_are_read_from_banners() {

@@ -34,10 +34,12 @@
 pub mod env;
 
 mod capture;
+mod find;
 mod process;
 mod run;
 
 pub use capture::{Capture, Captured, TailBuffer, drain};
 pub use env::Environment;
+pub use find::find_program;
 pub use process::{Command, Pipe, Process, Stop, kill_group};
 pub use run::{Error, Finished, Interruption, Limits, run, run_blocking};
