@@ -13,26 +13,21 @@
 
 use crate::confine::Confined;
 use crate::docs::NEXTFLOW_MANUAL;
-use crate::docs::tools::{
-    DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
-};
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::limits::{DEFAULT_TIMEOUT, STREAM_CAPTURE_LIMIT};
-use crate::pixi::NoArguments;
 use crate::toolchain::NEXTFLOW_CONTRACT;
+use crate::toolserver::cli_server_tools;
 use crate::toolserver::{
-    CliResult, RuntimeInfo, ServerCore, ServerOptions, StartError, checked_name, requested_timeout,
+    CliResult, ServerCore, ServerOptions, StartError, checked_name, requested_timeout,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use somite_api::ToolCode;
-use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::PathBuf;
@@ -237,7 +232,11 @@ impl NextflowServer {
         )?;
         Ok(Self {
             core: Arc::new(core),
-            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
+            tool_router: effects::finish(
+                Self::tool_router() + Self::shared_tools(),
+                tool_effects,
+                argument_error,
+            ),
         })
     }
 
@@ -542,62 +541,6 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
 
 #[tool_router]
 impl NextflowServer {
-    /// Full-text search of the Nextflow 26.04 manual; returns ranked pages with snippets.
-    #[tool(
-        name = "nextflow_docs_search",
-        annotations(title = "Search the Nextflow manual"),
-        output_schema = outcome_schema::<DocsSearch>()
-    )]
-    async fn nextflow_docs_search(
-        &self,
-        Parameters(args): Parameters<DocsSearchArgs>,
-    ) -> ToolOutcome<DocsSearch> {
-        self.core.docs_search(args).await.into()
-    }
-
-    /// Read one page of the Nextflow 26.04 manual as Markdown, in bounded slices.
-    #[tool(
-        name = "nextflow_docs_read",
-        annotations(title = "Read a Nextflow manual page"),
-        output_schema = outcome_schema::<DocsPage>()
-    )]
-    async fn nextflow_docs_read(
-        &self,
-        Parameters(args): Parameters<DocsReadArgs>,
-    ) -> ToolOutcome<DocsPage> {
-        self.core.docs_read(&args).into()
-    }
-
-    /// List every page of the Nextflow 26.04 manual (path, title, size).
-    #[tool(
-        name = "nextflow_docs_list",
-        annotations(title = "List the Nextflow manual"),
-        output_schema = outcome_schema::<DocsList>()
-    )]
-    async fn nextflow_docs_list(
-        &self,
-        Parameters(_args): Parameters<DocsListArgs>,
-    ) -> ToolOutcome<DocsList> {
-        self.core.docs_list().into()
-    }
-
-    /// The installed Nextflow's version (checked against 26.04.x) and `nextflow info -o json`.
-    #[tool(
-        name = "nextflow_runtime_info",
-        annotations(title = "Nextflow runtime"),
-        output_schema = outcome_schema::<RuntimeInfo>()
-    )]
-    async fn nextflow_runtime_info(
-        &self,
-        Parameters(_args): Parameters<NoArguments>,
-        cancel: CancellationToken,
-    ) -> ToolOutcome<RuntimeInfo> {
-        self.core
-            .runtime_info(&["info", "-o", "json"], true, &cancel)
-            .await
-            .into()
-    }
-
     /// Analyse a project without running its processes: lint (`-o json`), resolved config, inspect, preview DAG, process names, parameters.
     #[tool(
         name = "nextflow_analyze",
@@ -641,21 +584,20 @@ impl NextflowServer {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for NextflowServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                "somite-nextflow",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(INSTRUCTIONS)
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(crate::serve::SUPPORTED_PROTOCOL_VERSIONS)
-    }
+cli_server_tools! {
+    server: NextflowServer,
+    implementation: "somite-nextflow",
+    instructions: INSTRUCTIONS,
+    manual: "Nextflow 26.04",
+    docs_search: ("nextflow_docs_search", "Search the Nextflow manual"),
+    docs_read: ("nextflow_docs_read", "Read a Nextflow manual page"),
+    docs_list: ("nextflow_docs_list", "List the Nextflow manual"),
+    runtime_info: (
+        "nextflow_runtime_info",
+        "Nextflow runtime",
+        "The installed Nextflow's version (checked against 26.04.x) and `nextflow info -o json`."
+    ),
+    runtime_info_args: ["info", "-o", "json"],
 }
 
 #[cfg(test)]

@@ -9,25 +9,20 @@
 //! `docs/pixi-mcp.md` for every tool's exact surface.
 
 use crate::docs::PIXI_MANUAL;
-use crate::docs::tools::{
-    DocsList, DocsListArgs, DocsPage, DocsReadArgs, DocsSearch, DocsSearchArgs,
-};
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::{ToolError, ToolOutcome, argument_error, outcome_schema};
 use crate::toolchain::PIXI_CONTRACT;
+use crate::toolserver::cli_server_tools;
 use crate::toolserver::{
-    CliResult, RuntimeInfo, ServerCore, ServerOptions, StartError, checked_name, checked_text,
-    requested_timeout,
+    CliResult, ServerCore, ServerOptions, StartError, checked_name, checked_text, requested_timeout,
 };
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use somite_api::{DomainCode, ToolCode};
-use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -56,11 +51,6 @@ const INSTRUCTIONS: &str = "Pixi 0.77 tools for the workspace root this server w
 Read the versioned manual with pixi_docs_search / pixi_docs_read before guessing flags. Paths are \
 relative to the workspace root. Inspection, package search, `pixi_lock` check and `pixi_task` list \
 do not change files; dependency edits, locking, exports, installs and task runs do.";
-
-/// The input of a tool that takes no arguments (a closed, empty object).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArguments {}
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -303,7 +293,11 @@ impl PixiServer {
         )?;
         Ok(Self {
             core: Arc::new(core),
-            tool_router: effects::finish(Self::tool_router(), tool_effects, argument_error),
+            tool_router: effects::finish(
+                Self::tool_router() + Self::shared_tools(),
+                tool_effects,
+                argument_error,
+            ),
         })
     }
 
@@ -742,62 +736,6 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
 
 #[tool_router]
 impl PixiServer {
-    /// Full-text search of the Pixi 0.77 manual; returns ranked pages with snippets.
-    #[tool(
-        name = "pixi_docs_search",
-        annotations(title = "Search the Pixi manual"),
-        output_schema = outcome_schema::<DocsSearch>()
-    )]
-    async fn pixi_docs_search(
-        &self,
-        Parameters(args): Parameters<DocsSearchArgs>,
-    ) -> ToolOutcome<DocsSearch> {
-        self.core.docs_search(args).await.into()
-    }
-
-    /// Read one page of the Pixi 0.77 manual as Markdown, in bounded slices.
-    #[tool(
-        name = "pixi_docs_read",
-        annotations(title = "Read a Pixi manual page"),
-        output_schema = outcome_schema::<DocsPage>()
-    )]
-    async fn pixi_docs_read(
-        &self,
-        Parameters(args): Parameters<DocsReadArgs>,
-    ) -> ToolOutcome<DocsPage> {
-        self.core.docs_read(&args).into()
-    }
-
-    /// List every page of the Pixi 0.77 manual (path, title, size).
-    #[tool(
-        name = "pixi_docs_list",
-        annotations(title = "List the Pixi manual"),
-        output_schema = outcome_schema::<DocsList>()
-    )]
-    async fn pixi_docs_list(
-        &self,
-        Parameters(_args): Parameters<DocsListArgs>,
-    ) -> ToolOutcome<DocsList> {
-        self.core.docs_list().into()
-    }
-
-    /// The installed Pixi's version (checked against 0.77.x) and `pixi info --json`.
-    #[tool(
-        name = "pixi_runtime_info",
-        annotations(title = "Pixi runtime"),
-        output_schema = outcome_schema::<RuntimeInfo>()
-    )]
-    async fn pixi_runtime_info(
-        &self,
-        Parameters(_args): Parameters<NoArguments>,
-        cancel: CancellationToken,
-    ) -> ToolOutcome<RuntimeInfo> {
-        self.core
-            .runtime_info(&["info", "--json"], true, &cancel)
-            .await
-            .into()
-    }
-
     /// Inspect a workspace without changing it: its manifest (`pixi info`), an environment's locked packages (`pixi list`), or its dependency tree (`pixi tree`).
     #[tool(
         name = "pixi_inspect",
@@ -897,19 +835,18 @@ impl PixiServer {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for PixiServer {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                "somite-pixi",
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(INSTRUCTIONS)
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
-    }
-
-    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(crate::serve::SUPPORTED_PROTOCOL_VERSIONS)
-    }
+cli_server_tools! {
+    server: PixiServer,
+    implementation: "somite-pixi",
+    instructions: INSTRUCTIONS,
+    manual: "Pixi 0.77",
+    docs_search: ("pixi_docs_search", "Search the Pixi manual"),
+    docs_read: ("pixi_docs_read", "Read a Pixi manual page"),
+    docs_list: ("pixi_docs_list", "List the Pixi manual"),
+    runtime_info: (
+        "pixi_runtime_info",
+        "Pixi runtime",
+        "The installed Pixi's version (checked against 0.77.x) and `pixi info --json`."
+    ),
+    runtime_info_args: ["info", "--json"],
 }

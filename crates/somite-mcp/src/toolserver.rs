@@ -22,6 +22,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
+/// The input of a tool that takes no arguments (a closed, empty object).
+#[derive(Debug, Clone, Default, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArguments {}
+
 /// How a server is started.
 #[derive(Debug, Clone, Default)]
 pub struct ServerOptions {
@@ -284,3 +289,127 @@ pub fn checked_text(kind: &str, value: &str) -> Result<OsString, ToolError> {
         ))
     }
 }
+
+/// Declares, once for both CLI servers, the tools every one of them has —
+/// the manual's `*_docs_search`, `*_docs_read` and `*_docs_list` and the
+/// installed tool's `*_runtime_info` — as the router `shared_tools`, which
+/// the server adds to its own, and its MCP handler.
+///
+/// A `macro_rules!` emits the whole `#[tool_router]` impl because rmcp's
+/// attribute sees only the tokens of the impl block it decorates: `#[tool]`
+/// methods produced by a macro inside it would be invisible. Names and titles
+/// are literals because rmcp's attributes accept nothing else; descriptions
+/// are built from the manual's label.
+macro_rules! cli_server_tools {
+    (
+        server: $server:ident,
+        implementation: $implementation:tt,
+        instructions: $instructions:expr,
+        manual: $manual:tt,
+        docs_search: ($docs_search:tt, $docs_search_title:tt),
+        docs_read: ($docs_read:tt, $docs_read_title:tt),
+        docs_list: ($docs_list:tt, $docs_list_title:tt),
+        runtime_info: ($runtime_info:tt, $runtime_info_title:tt, $runtime_info_description:tt),
+        runtime_info_args: $runtime_info_args:expr $(,)?
+    ) => {
+        #[rmcp::tool_router(router = shared_tools)]
+        impl $server {
+            #[rmcp::tool(
+                name = $docs_search,
+                description = concat!(
+                    "Full-text search of the ",
+                    $manual,
+                    " manual; returns ranked pages with snippets."
+                ),
+                annotations(title = $docs_search_title),
+                output_schema = $crate::envelope::outcome_schema::<$crate::docs::tools::DocsSearch>()
+            )]
+            async fn docs_search(
+                &self,
+                rmcp::handler::server::wrapper::Parameters(args): rmcp::handler::server::wrapper::Parameters<
+                    $crate::docs::tools::DocsSearchArgs,
+                >,
+            ) -> $crate::envelope::ToolOutcome<$crate::docs::tools::DocsSearch> {
+                self.core.docs_search(args).await.into()
+            }
+
+            #[rmcp::tool(
+                name = $docs_read,
+                description = concat!(
+                    "Read one page of the ",
+                    $manual,
+                    " manual as Markdown, in bounded slices."
+                ),
+                annotations(title = $docs_read_title),
+                output_schema = $crate::envelope::outcome_schema::<$crate::docs::tools::DocsPage>()
+            )]
+            async fn docs_read(
+                &self,
+                rmcp::handler::server::wrapper::Parameters(args): rmcp::handler::server::wrapper::Parameters<
+                    $crate::docs::tools::DocsReadArgs,
+                >,
+            ) -> $crate::envelope::ToolOutcome<$crate::docs::tools::DocsPage> {
+                self.core.docs_read(&args).into()
+            }
+
+            #[rmcp::tool(
+                name = $docs_list,
+                description = concat!(
+                    "List every page of the ",
+                    $manual,
+                    " manual (path, title, size)."
+                ),
+                annotations(title = $docs_list_title),
+                output_schema = $crate::envelope::outcome_schema::<$crate::docs::tools::DocsList>()
+            )]
+            async fn docs_list(
+                &self,
+                rmcp::handler::server::wrapper::Parameters(_args): rmcp::handler::server::wrapper::Parameters<
+                    $crate::docs::tools::DocsListArgs,
+                >,
+            ) -> $crate::envelope::ToolOutcome<$crate::docs::tools::DocsList> {
+                self.core.docs_list().into()
+            }
+
+            #[rmcp::tool(
+                name = $runtime_info,
+                description = $runtime_info_description,
+                annotations(title = $runtime_info_title),
+                output_schema = $crate::envelope::outcome_schema::<$crate::toolserver::RuntimeInfo>()
+            )]
+            async fn runtime_info(
+                &self,
+                rmcp::handler::server::wrapper::Parameters(_args): rmcp::handler::server::wrapper::Parameters<
+                    $crate::toolserver::NoArguments,
+                >,
+                cancel: tokio_util::sync::CancellationToken,
+            ) -> $crate::envelope::ToolOutcome<$crate::toolserver::RuntimeInfo> {
+                self.core
+                    .runtime_info(&$runtime_info_args, true, &cancel)
+                    .await
+                    .into()
+            }
+        }
+
+        #[rmcp::tool_handler(router = self.tool_router)]
+        impl rmcp::ServerHandler for $server {
+            fn get_info(&self) -> rmcp::model::ServerConfig {
+                use rmcp::model::{Implementation, ProtocolVersion, ServerCapabilities, ServerConfig};
+                ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+                    .with_server_info(Implementation::new(
+                        $implementation,
+                        env!("CARGO_PKG_VERSION"),
+                    ))
+                    .with_instructions($instructions)
+                    .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            }
+
+            fn supported_protocol_versions(
+                &self,
+            ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+                std::borrow::Cow::Borrowed($crate::serve::SUPPORTED_PROTOCOL_VERSIONS)
+            }
+        }
+    };
+}
+pub(crate) use cli_server_tools;
