@@ -194,12 +194,12 @@ impl DataSearch {
             }
             AccessionKind::RefseqAssembly | AccessionKind::GenbankAssembly => {
                 let url = self.datasets(&["genome", "accession", value, "dataset_report"]);
-                let outcome = self.ncbi_assemblies(url, query).await;
+                let outcome = self.ncbi_assemblies(url).await;
                 gathered.take(outcome);
             }
             AccessionKind::NcbiGene => {
                 let url = self.datasets(&["gene", "id", value, "dataset_report"]);
-                let outcome = self.ncbi_genes(url, query).await;
+                let outcome = self.ncbi_genes(url).await;
                 gathered.take(outcome);
             }
             AccessionKind::EnsemblGene => {
@@ -250,16 +250,13 @@ impl DataSearch {
                         url.query_pairs_mut().append_pair("page_token", token);
                     }
                     let narrow = query.organism.map(|_| query.text.to_lowercase());
-                    let outcome = self
-                        .ncbi_assemblies(url, query)
-                        .await
-                        .map(|(results, next)| {
-                            let kept = results
-                                .into_iter()
-                                .filter(|r| narrow.as_ref().is_none_or(|n| matches_text(r, n)))
-                                .collect();
-                            (kept, next)
-                        });
+                    let outcome = self.ncbi_assemblies(url).await.map(|(results, next)| {
+                        let kept = results
+                            .into_iter()
+                            .filter(|r| narrow.as_ref().is_none_or(|n| matches_text(r, n)))
+                            .collect();
+                        (kept, next)
+                    });
                     gathered.take(outcome);
                 }
                 if query.asks(ProviderChoice::Ensembl) && query.first_page() {
@@ -290,7 +287,7 @@ impl DataSearch {
                     ]);
                     url.query_pairs_mut()
                         .append_pair("page_size", &query.limit.to_string());
-                    let outcome = self.ncbi_genes(url, query).await;
+                    let outcome = self.ncbi_genes(url).await;
                     gathered.take(outcome);
                 }
                 if query.asks(ProviderChoice::Ensembl) && query.first_page() {
@@ -360,53 +357,40 @@ impl DataSearch {
         Ok((results, next))
     }
 
-    async fn ncbi_assemblies(
+    /// One page of an NCBI Datasets report: fetched (a 404 is an empty
+    /// page), read by `parse`, each item made a result carrying the page's
+    /// provenance, and the cursor of the next page.
+    async fn ncbi_datasets_page<T>(
         &self,
         url: reqwest::Url,
-        _query: &Query<'_>,
+        parse: fn(&[u8]) -> std::result::Result<ncbi::Page<T>, String>,
+        to_result: fn(T, Provenance) -> SearchResult,
     ) -> Result<(Vec<SearchResult>, Option<Cursor>)> {
         let provider = DataProvider::NcbiDatasets;
         let Some(found) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let page = ncbi::assembly_page(&found.body).map_err(|d| invalid(provider, &found, d))?;
+        let page = parse(&found.body).map_err(|d| invalid(provider, &found, d))?;
         let provenance = self.provenance(provider, &found, None);
         let results = page
             .items
             .into_iter()
-            .map(|facts| {
-                let recipe = recipe::ncbi_assembly(&facts.accession, facts.annotation.is_some());
-                SearchResult {
-                    kind: ResultKind::Assembly,
-                    id: facts.accession.clone(),
-                    title: assembly_title(&facts),
-                    provenance: provenance.clone(),
-                    facts: Facts::Assembly(facts),
-                    recipe: Some(recipe),
-                    recipe_unavailable: None,
-                }
-            })
+            .map(|facts| to_result(facts, provenance.clone()))
             .collect();
         Ok((results, page.next_page_token.map(token_cursor)))
     }
 
-    async fn ncbi_genes(
+    async fn ncbi_assemblies(
         &self,
         url: reqwest::Url,
-        _query: &Query<'_>,
     ) -> Result<(Vec<SearchResult>, Option<Cursor>)> {
-        let provider = DataProvider::NcbiDatasets;
-        let Some(found) = self.fetcher.get(provider, url).await? else {
-            return Ok((Vec::new(), None));
-        };
-        let page = ncbi::gene_page(&found.body).map_err(|d| invalid(provider, &found, d))?;
-        let provenance = self.provenance(provider, &found, None);
-        let results = page
-            .items
-            .into_iter()
-            .map(|facts| gene_result(facts, provenance.clone()))
-            .collect();
-        Ok((results, page.next_page_token.map(token_cursor)))
+        self.ncbi_datasets_page(url, ncbi::assembly_page, assembly_result)
+            .await
+    }
+
+    async fn ncbi_genes(&self, url: reqwest::Url) -> Result<(Vec<SearchResult>, Option<Cursor>)> {
+        self.ncbi_datasets_page(url, ncbi::gene_page, gene_result)
+            .await
     }
 
     /// Organisms by taxid or name: NCBI Taxonomy, with Ensembl's species
@@ -759,6 +743,19 @@ fn assembly_title(facts: &AssemblyFacts) -> String {
         title = format!("{organism} {title}");
     }
     title
+}
+
+fn assembly_result(facts: AssemblyFacts, provenance: Provenance) -> SearchResult {
+    let recipe = recipe::ncbi_assembly(&facts.accession, facts.annotation.is_some());
+    SearchResult {
+        kind: ResultKind::Assembly,
+        id: facts.accession.clone(),
+        title: assembly_title(&facts),
+        provenance,
+        facts: Facts::Assembly(facts),
+        recipe: Some(recipe),
+        recipe_unavailable: None,
+    }
 }
 
 fn reads_result(facts: ReadsFacts, provenance: Provenance) -> SearchResult {

@@ -648,17 +648,7 @@ impl SomiteServer {
         Parameters(args): Parameters<RunStatusArgs>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<RunStatus> {
-        let mut query = Vec::new();
-        query.extend(args.wait_ms.map(|w| ("wait_ms", w.to_string())));
-        query.extend(
-            args.since_revision
-                .map(|r| ("since_revision", r.to_string())),
-        );
-        let path = format!(
-            "/runs/{}?{}",
-            percent_encode(&args.run_id),
-            serde_urlencoded_pairs(&query)
-        );
+        let path = long_poll_path("/runs", &args.run_id, args.wait_ms, args.since_revision);
         ToolOutcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
@@ -713,6 +703,25 @@ impl SomiteServer {
                 .await,
         )
     }
+}
+
+/// The path of a long-polled read of `id` in `collection` (`/runs`,
+/// `/operator-proofs`): the runtime holds the request up to `wait_ms` for a
+/// revision newer than `since_revision`.
+fn long_poll_path(
+    collection: &str,
+    id: &str,
+    wait_ms: Option<u64>,
+    since_revision: Option<u64>,
+) -> String {
+    let mut query = Vec::new();
+    query.extend(wait_ms.map(|w| ("wait_ms", w.to_string())));
+    query.extend(since_revision.map(|r| ("since_revision", r.to_string())));
+    format!(
+        "{collection}/{}?{}",
+        percent_encode(id),
+        serde_urlencoded_pairs(&query)
+    )
 }
 
 /// Percent-encodes everything but RFC 3986's unreserved characters.

@@ -565,6 +565,16 @@ fn at_port(node: &Node, port: &str) -> GraphEvidence {
     }
 }
 
+/// The node itself as the place of a requirement.
+fn at_node(node: &Node) -> GraphEvidence {
+    GraphEvidence {
+        node_id: node.id.clone(),
+        port: None,
+        param: None,
+        pinned_revision: None,
+    }
+}
+
 fn at_param(node: &Node, param: &str) -> GraphEvidence {
     GraphEvidence {
         node_id: node.id.clone(),
@@ -646,66 +656,32 @@ fn assess_node(
             .iter()
             .position(|p| p.import_param.as_deref() == Some(spec.name.as_str()));
         if let Some(import_port) = import_port {
-            let path = value.and_then(Value::as_str).filter(|p| !p.is_empty());
-            let problem = match path {
-                None => Some((
-                    format!("Choose {} for {}", spec.label, node.id),
-                    "No file is chosen yet.".to_owned(),
-                )),
-                Some(p) => match check_import_path(&spec.name, p) {
-                    Err(fault) => Some((
-                        format!("{} of {} cannot be staged", spec.label, node.id),
-                        format!("{fault}; rename the file or choose another."),
-                    )),
-                    Ok(()) if !inputs.exists(p) => Some((
-                        format!("{} of {} was not found", spec.label, node.id),
-                        format!("No readable file at `{p}`."),
-                    )),
-                    Ok(()) => None,
-                },
+            let path = PathParam {
+                name: &spec.name,
+                label: &spec.label,
+                value: value.and_then(Value::as_str),
+                required: true,
+                must_exist: true,
             };
-            if let Some((title, detail)) = problem {
-                let mut it = item(node, ItemKind::Input, &spec.name, title, detail);
-                it.evidence = derived(
-                    entry,
-                    format!("ports.out[{import_port}].import_param"),
-                    at_param(node, &spec.name),
-                );
-                it.evidence.file = path.map(|p| FileEvidence {
-                    path: p.to_owned(),
-                    found: inputs.exists(p),
-                    recorded_digest: None,
-                    found_digest: None,
-                    recorded_location: None,
-                });
-                it.resolutions.push(resolution(
-                    format!("{}:attach", it.id),
-                    ResolutionKind::Attach,
-                    format!("Choose a local file for {}", spec.label),
-                    true,
-                ));
-                items.push(it);
-            }
-        } else if spec.required && value.is_none() {
-            let mut it = item(
-                node,
-                ItemKind::Parameter,
-                &spec.name,
-                format!("Set {} on {}", spec.label, node.id),
-                format!("{} has no default for `{}`.", contract.id, spec.name),
+            let evidence = derived(
+                entry,
+                format!("ports.out[{import_port}].import_param"),
+                at_param(node, &spec.name),
             );
-            it.evidence = derived(
+            items.extend(path_param_item(node, &path, inputs, evidence));
+        } else if spec.required && value.is_none() {
+            let evidence = derived(
                 entry,
                 format!("params[{index}].required"),
                 at_param(node, &spec.name),
             );
-            it.resolutions.push(resolution(
-                format!("{}:configure", it.id),
-                ResolutionKind::Configure,
-                format!("Set {}", spec.label),
-                true,
+            items.push(unset_param_item(
+                node,
+                &spec.name,
+                &spec.label,
+                &contract.id,
+                evidence,
             ));
-            items.push(it);
         }
     }
     for (index, port) in contract.ports.inputs.iter().enumerate() {
@@ -730,6 +706,86 @@ fn assess_node(
     }
 }
 
+/// A parameter whose value is a local file the run stages: a native
+/// operator's import parameter or a source pipeline's path parameter.
+struct PathParam<'a> {
+    name: &'a str,
+    label: &'a str,
+    value: Option<&'a str>,
+    /// Whether an empty value is itself a requirement.
+    required: bool,
+    /// Whether the file must already exist (a folder the run makes need not).
+    must_exist: bool,
+}
+
+/// The requirement a path parameter raises, if any — no file chosen, a path
+/// that cannot be staged, or a file that is not there — carrying `evidence`
+/// (which differs only in where the parameter is declared) and the file
+/// it found.
+fn path_param_item(
+    node: &Node,
+    param: &PathParam<'_>,
+    inputs: &dyn InputProbe,
+    evidence: Evidence,
+) -> Option<Item> {
+    let PathParam { name, label, .. } = *param;
+    let path = param.value.filter(|p| !p.is_empty());
+    let (title, detail) = match path {
+        None if param.required => (
+            format!("Choose {label} for {}", node.id),
+            "No file is chosen yet.".to_owned(),
+        ),
+        None => return None,
+        Some(p) => match check_import_path(name, p) {
+            Err(fault) => (
+                format!("{label} of {} cannot be staged", node.id),
+                format!("{fault}; rename the file or choose another."),
+            ),
+            Ok(()) if param.must_exist && !inputs.exists(p) => (
+                format!("{label} of {} was not found", node.id),
+                format!("No readable file at `{p}`."),
+            ),
+            Ok(()) => return None,
+        },
+    };
+    let mut it = item(node, ItemKind::Input, name, title, detail);
+    it.evidence = evidence;
+    it.evidence.file = path.map(|p| FileEvidence {
+        path: p.to_owned(),
+        found: inputs.exists(p),
+        recorded_digest: None,
+        found_digest: None,
+        recorded_location: None,
+    });
+    it.resolutions.push(resolution(
+        format!("{}:attach", it.id),
+        ResolutionKind::Attach,
+        format!("Choose a local file for {label}"),
+        true,
+    ));
+    Some(it)
+}
+
+/// The requirement of a required parameter with neither a value nor a
+/// default; `owner` names what declares it (an operator or a pipeline).
+fn unset_param_item(node: &Node, name: &str, label: &str, owner: &str, evidence: Evidence) -> Item {
+    let mut it = item(
+        node,
+        ItemKind::Parameter,
+        name,
+        format!("Set {label} on {}", node.id),
+        format!("{owner} has no default for `{name}`."),
+    );
+    it.evidence = evidence;
+    it.resolutions.push(resolution(
+        format!("{}:configure", it.id),
+        ResolutionKind::Configure,
+        format!("Set {label}"),
+        true,
+    ));
+    it
+}
+
 /// A node that fetches public data is an input that needs the network: not
 /// a blocker (nothing is missing), but the run needs a connection, and a
 /// validation, which runs offline, substitutes a fixture for its outputs
@@ -748,16 +804,7 @@ fn network_item(node: &Node, entry: &CatalogEntry) -> Item {
         ),
     );
     it.required = false;
-    it.evidence = derived(
-        entry,
-        "network".to_owned(),
-        GraphEvidence {
-            node_id: node.id.clone(),
-            port: None,
-            param: None,
-            pinned_revision: None,
-        },
-    );
+    it.evidence = derived(entry, "network".to_owned(), at_node(node));
     it.resolutions.push(resolution(
         format!("{}:review", it.id),
         ResolutionKind::Review,
@@ -794,70 +841,34 @@ fn assess_source(
     items: &mut Vec<Item>,
 ) {
     for (index, spec) in binding.params.iter().enumerate() {
-        let label = &spec.name;
         let value = node.params.get(&spec.name).or(spec.default.as_ref());
-        let text = value.and_then(Value::as_str).filter(|p| !p.is_empty());
         if spec.is_path() {
-            let problem = match text {
-                None if spec.required => Some((
-                    format!("Choose {label} for {}", node.id),
-                    "No file is chosen yet.".to_owned(),
-                )),
-                None => None,
-                Some(p) => match check_import_path(&spec.name, p) {
-                    Err(fault) => Some((
-                        format!("{label} of {} cannot be staged", node.id),
-                        format!("{fault}; rename the file or choose another."),
-                    )),
-                    Ok(()) if spec.must_exist() && !inputs.exists(p) => Some((
-                        format!("{label} of {} was not found", node.id),
-                        format!("No readable file at `{p}`."),
-                    )),
-                    Ok(()) => None,
-                },
+            let path = PathParam {
+                name: &spec.name,
+                label: &spec.name,
+                value: value.and_then(Value::as_str),
+                required: spec.required,
+                must_exist: spec.must_exist(),
             };
-            if let Some((title, detail)) = problem {
-                let mut it = item(node, ItemKind::Input, &spec.name, title, detail);
-                it.evidence = source_derived(
-                    node,
-                    format!("source.params[{index}].format"),
-                    at_param(node, &spec.name),
-                );
-                it.evidence.file = text.map(|p| FileEvidence {
-                    path: p.to_owned(),
-                    found: inputs.exists(p),
-                    recorded_digest: None,
-                    found_digest: None,
-                    recorded_location: None,
-                });
-                it.resolutions.push(resolution(
-                    format!("{}:attach", it.id),
-                    ResolutionKind::Attach,
-                    format!("Choose a local file for {label}"),
-                    true,
-                ));
-                items.push(it);
-            }
-        } else if spec.required && value.is_none() {
-            let mut it = item(
+            let evidence = source_derived(
                 node,
-                ItemKind::Parameter,
-                &spec.name,
-                format!("Set {label} on {}", node.id),
-                format!("{} has no default for `{}`.", binding.repository, spec.name),
+                format!("source.params[{index}].format"),
+                at_param(node, &spec.name),
             );
-            it.evidence = source_derived(
+            items.extend(path_param_item(node, &path, inputs, evidence));
+        } else if spec.required && value.is_none() {
+            let evidence = source_derived(
                 node,
                 format!("source.params[{index}].required"),
                 at_param(node, &spec.name),
             );
-            it.resolutions.push(resolution(
-                format!("{}:configure", it.id),
-                ResolutionKind::Configure,
-                format!("Set {label}"),
-                true,
+            items.push(unset_param_item(
+                node,
+                &spec.name,
+                &spec.name,
+                &binding.repository,
+                evidence,
             ));
-            items.push(it);
         }
     }
     for (index, process) in binding.processes.iter().enumerate() {
@@ -877,14 +888,8 @@ fn assess_source(
         it.evidence = source_derived(
             node,
             format!("source.processes[{index}].environment"),
-            at_param(node, &process.name),
+            at_node(node),
         );
-        it.evidence.graph = Some(GraphEvidence {
-            node_id: node.id.clone(),
-            port: None,
-            param: None,
-            pinned_revision: None,
-        });
         it.resolutions.push(resolution(
             format!("{}:review", it.id),
             ResolutionKind::Review,

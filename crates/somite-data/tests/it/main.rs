@@ -8,7 +8,7 @@ use serde_json::json;
 use somite_data::model::{
     AccessionKind, DataProvider, Facts, Layout, ProviderChoice, ResultKind, SearchKind,
 };
-use somite_data::{ApiKey, Clock, DataConfig, DataSearch, SearchRequest};
+use somite_data::{ApiKey, Clock, DataConfig, DataSearch, SearchRequest, SearchResponse};
 use standin::{Mode, StandIn};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -26,6 +26,19 @@ struct Harness {
     search: DataSearch,
     now: Arc<Mutex<SystemTime>>,
     _cache: tempfile::TempDir,
+}
+
+impl Harness {
+    /// The answer to a search for `query`, with the kind inferred.
+    async fn answer(&self, query: &str) -> SearchResponse {
+        self.search.search(&request(query, None)).await.unwrap()
+    }
+
+    /// The error envelope of a search for `query` that must fail.
+    async fn refusal(&self, query: &str) -> somite_api::Error {
+        let error = self.search.search(&request(query, None)).await.unwrap_err();
+        error.to_envelope()
+    }
 }
 
 async fn harness(tune: impl FnOnce(&mut DataConfig)) -> Harness {
@@ -52,7 +65,7 @@ async fn harness(tune: impl FnOnce(&mut DataConfig)) -> Harness {
 #[tokio::test]
 async fn an_sra_run_resolves_exactly_with_a_paired_recipe() {
     let h = harness(|c| c.ncbi_api_key = ApiKey::new("secret-ncbi-key")).await;
-    let answer = h.search.search(&request("SRR1553607", None)).await.unwrap();
+    let answer = h.answer("SRR1553607").await;
     assert_eq!(
         answer.interpretation.accession_kind,
         Some(AccessionKind::SraRun)
@@ -144,11 +157,7 @@ async fn a_refseq_assembly_resolves_with_its_facts_and_recipe() {
 #[tokio::test]
 async fn genes_resolve_by_ensembl_and_ncbi_ids() {
     let h = harness(|_| {}).await;
-    let ensembl = h
-        .search
-        .search(&request("ENSG00000157764", None))
-        .await
-        .unwrap();
+    let ensembl = h.answer("ENSG00000157764").await;
     let result = &ensembl.results[0];
     let Facts::Gene(facts) = &result.facts else {
         panic!()
@@ -160,7 +169,7 @@ async fn genes_resolve_by_ensembl_and_ncbi_ids() {
     );
     assert_eq!(result.provenance.release.as_deref(), Some("Ensembl 115"));
 
-    let ncbi = h.search.search(&request("GeneID:672", None)).await.unwrap();
+    let ncbi = h.answer("GeneID:672").await;
     let Facts::Gene(facts) = &ncbi.results[0].facts else {
         panic!()
     };
@@ -182,7 +191,7 @@ async fn genes_resolve_by_ensembl_and_ncbi_ids() {
 #[tokio::test]
 async fn a_taxid_resolves_to_the_organism_with_ensembls_names() {
     let h = harness(|_| {}).await;
-    let answer = h.search.search(&request("txid9606", None)).await.unwrap();
+    let answer = h.answer("txid9606").await;
     let Facts::Organism(facts) = &answer.results[0].facts else {
         panic!()
     };
@@ -270,12 +279,7 @@ async fn free_text_reads_and_gene_symbols_search() {
 async fn a_spent_rate_limit_is_reported_with_its_retry_time_and_honoured() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::RateLimited { retry_after: 30 });
-    let error = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap_err();
-    let envelope = error.to_envelope();
+    let envelope = h.refusal("GCF_000001405.40").await;
     assert_eq!(envelope.code.as_str(), "rate_limited");
     let details = envelope.details.unwrap();
     assert_eq!(details["retry_after_seconds"], 30);
@@ -283,12 +287,8 @@ async fn a_spent_rate_limit_is_reported_with_its_retry_time_and_honoured() {
     assert!(details["retry_at"].as_str().unwrap().ends_with('Z'));
     // Within the window Somite does not ask NCBI again.
     let hits = h.standin.hits();
-    let again = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap_err();
-    assert_eq!(again.to_envelope().code.as_str(), "rate_limited");
+    let again = h.refusal("GCF_000001405.40").await;
+    assert_eq!(again.code.as_str(), "rate_limited");
     assert_eq!(h.standin.hits(), hits);
 }
 
@@ -296,11 +296,7 @@ async fn a_spent_rate_limit_is_reported_with_its_retry_time_and_honoured() {
 async fn a_short_retry_after_is_waited_out_once() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::RateLimitedOnce { retry_after: 1 });
-    let answer = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap();
+    let answer = h.answer("GCF_000001405.40").await;
     assert_eq!(answer.results.len(), 1);
     assert_eq!(h.standin.hits(), 2);
 }
@@ -309,12 +305,7 @@ async fn a_short_retry_after_is_waited_out_once() {
 async fn a_provider_down_is_source_unavailable() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::Down);
-    let error = h
-        .search
-        .search(&request("ENSG00000157764", None))
-        .await
-        .unwrap_err();
-    let envelope = error.to_envelope();
+    let envelope = h.refusal("ENSG00000157764").await;
     assert_eq!(envelope.code.as_str(), "source_unavailable");
     assert_eq!(envelope.details.unwrap()["provider"], "ensembl_rest");
 }
@@ -323,12 +314,7 @@ async fn a_provider_down_is_source_unavailable() {
 async fn malformed_json_is_provider_response_invalid_naming_the_provider() {
     let h = harness(|_| {}).await;
     h.standin.set_mode(Mode::Malformed);
-    let error = h
-        .search
-        .search(&request("GeneID:672", None))
-        .await
-        .unwrap_err();
-    let envelope = error.to_envelope();
+    let envelope = h.refusal("GeneID:672").await;
     assert_eq!(envelope.code.as_str(), "provider_response_invalid");
     assert_eq!(
         envelope.details.as_ref().unwrap()["provider"],
@@ -345,12 +331,7 @@ async fn malformed_json_is_provider_response_invalid_naming_the_provider() {
 async fn an_oversized_answer_is_refused() {
     let h = harness(|c| c.max_answer_bytes = 64 * 1024).await;
     h.standin.set_mode(Mode::Oversized);
-    let error = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap_err();
-    let envelope = error.to_envelope();
+    let envelope = h.refusal("GCF_000001405.40").await;
     assert_eq!(envelope.code.as_str(), "source_unavailable");
     assert!(
         envelope.message.contains("larger than"),
@@ -362,21 +343,13 @@ async fn an_oversized_answer_is_refused() {
 #[tokio::test]
 async fn the_cache_answers_for_a_day_and_serves_offline_with_its_age() {
     let h = harness(|_| {}).await;
-    let fresh = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap();
+    let fresh = h.answer("GCF_000001405.40").await;
     assert!(!fresh.results[0].provenance.from_cache);
     let hits = h.standin.hits();
 
     // Within the day: no request.
     *h.now.lock().unwrap() += Duration::from_secs(3600);
-    let cached = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap();
+    let cached = h.answer("GCF_000001405.40").await;
     assert_eq!(h.standin.hits(), hits);
     assert!(cached.results[0].provenance.from_cache);
     assert_eq!(cached.results[0].provenance.age_seconds, 3600);
@@ -384,11 +357,7 @@ async fn the_cache_answers_for_a_day_and_serves_offline_with_its_age() {
     // Two days later NCBI is down: the old answer, its age shown.
     *h.now.lock().unwrap() += Duration::from_secs(2 * 86_400);
     h.standin.set_mode(Mode::Down);
-    let offline = h
-        .search
-        .search(&request("GCF_000001405.40", None))
-        .await
-        .unwrap();
+    let offline = h.answer("GCF_000001405.40").await;
     assert!(h.standin.hits() > hits, "a stale answer is refreshed first");
     let provenance = &offline.results[0].provenance;
     assert!(provenance.from_cache);

@@ -7,7 +7,7 @@
 //! fixture, not that the user wants to trust it, so that decision stays
 //! with the Project tools panel, on routes the capability cannot reach.
 
-use super::{Outcome, SomiteServer, percent_encode, serde_urlencoded_pairs};
+use super::{Outcome, SomiteServer, long_poll_path, percent_encode};
 use crate::envelope::ToolOutcome;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::JsonObject;
@@ -177,16 +177,11 @@ impl SomiteServer {
         Parameters(args): Parameters<ProofStatusArgs>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<ProofStatusResult> {
-        let mut query = Vec::new();
-        query.extend(args.wait_ms.map(|w| ("wait_ms", w.to_string())));
-        query.extend(
-            args.since_revision
-                .map(|r| ("since_revision", r.to_string())),
-        );
-        let path = format!(
-            "/operator-proofs/{}?{}",
-            percent_encode(&args.proof_id),
-            serde_urlencoded_pairs(&query)
+        let path = long_poll_path(
+            "/operator-proofs",
+            &args.proof_id,
+            args.wait_ms,
+            args.since_revision,
         );
         ToolOutcome(
             self.runtime

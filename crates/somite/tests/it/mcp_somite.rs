@@ -9,14 +9,16 @@
 
 use rmcp::model::ProgressNotificationParam;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientRequest,
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientRequest,
 };
 use rmcp::service::NotificationContext;
 use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
 
+use crate::support::mcp::{call, ok};
+use crate::support::standin_pixi;
 use serde_json::{Value, json};
 use somite_mcp::effects::Effect;
 use somite_mcp::somite_proxy::tool_effects;
@@ -26,7 +28,6 @@ use somite_test_support::ready_paired_reads;
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use crate::support::standin_pixi;
 use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the
@@ -81,30 +82,6 @@ async fn connect_with<H: ClientHandler>(
         .serve_with_lifecycle(transport, lifecycle)
         .await
         .expect("MCP session")
-}
-
-async fn call<H: ClientHandler>(
-    client: &RunningService<RoleClient, H>,
-    tool: &str,
-    arguments: Value,
-) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("object arguments")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-async fn ok<H: ClientHandler>(
-    client: &RunningService<RoleClient, H>,
-    tool: &str,
-    arguments: Value,
-) -> Value {
-    let result = call(client, tool, arguments).await;
-    assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
-    result.structured_content.expect("structured content")
 }
 
 async fn failure(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {

@@ -11,7 +11,7 @@
 #[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
 mod standin;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use crate::support::mcp::{call, ok};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
@@ -20,26 +20,56 @@ use somite_api::tools::somite::{
     SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, WORKFLOW_GET,
 };
 use standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
-use std::path::Path;
 use std::process::Output;
 
-/// Runs `somite source ARGS` with its providers at `standin` and its cache
-/// under `cache`, off the runtime that serves the stand-in.
-async fn somite_source(standin: &StandIn, cache: &Path, args: &[&str]) -> Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_somite"));
-    command
-        .arg("source")
-        .args(args)
-        .env(
-            somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL,
-            format!("{}/pipelines.json", standin.base),
-        )
-        .env(somite_api::EnvVars::SOMITE_GITHUB_API_URL, &standin.base)
-        .env("XDG_CACHE_HOME", cache)
-        .env_remove(somite_api::EnvVars::GITHUB_TOKEN);
-    tokio::task::spawn_blocking(move || command.output().unwrap())
-        .await
-        .unwrap()
+/// A stand-in, a documentation cache and an empty project folder for
+/// `somite source` runs.
+struct Fixture {
+    standin: StandIn,
+    cache: tempfile::TempDir,
+    project: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn start() -> Self {
+        Self {
+            standin: StandIn::start().await,
+            cache: tempfile::tempdir().unwrap(),
+            project: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Runs `somite source ARGS` with its providers at the stand-in and its
+    /// cache in the fixture's, off the runtime that serves the stand-in.
+    async fn source(&self, args: &[&str]) -> Output {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+        command
+            .arg("source")
+            .args(args)
+            .env(
+                somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL,
+                format!("{}/pipelines.json", self.standin.base),
+            )
+            .env(
+                somite_api::EnvVars::SOMITE_GITHUB_API_URL,
+                &self.standin.base,
+            )
+            .env("XDG_CACHE_HOME", self.cache.path())
+            .env_remove(somite_api::EnvVars::GITHUB_TOKEN);
+        tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap()
+    }
+
+    /// `somite source resolve [PROVIDER] REFERENCE` into the project folder,
+    /// answering in JSON.
+    async fn resolve(&self, reference: &[&str]) -> Output {
+        let folder = self.project.path().to_str().unwrap();
+        let mut args = vec!["resolve"];
+        args.extend_from_slice(reference);
+        args.extend(["--project", folder, "--json"]);
+        self.source(&args).await
+    }
 }
 
 fn json_of(output: &Output) -> Value {
@@ -62,14 +92,10 @@ fn assert_refused(output: &Output, code: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn search_ranks_the_catalog_with_exact_releases() {
-    let standin = StandIn::start().await;
-    let cache = tempfile::tempdir().unwrap();
-    let out = somite_source(
-        &standin,
-        cache.path(),
-        &["search", "nf-core", "demo", "--json"],
-    )
-    .await;
+    let fixture = Fixture::start().await;
+    let out = fixture
+        .source(&["search", "nf-core", "demo", "--json"])
+        .await;
     assert!(out.status.success(), "{out:?}");
     let page = json_of(&out);
     assert_eq!(page["matches"][0]["repository"], "nf-core/demo");
@@ -80,23 +106,13 @@ async fn search_ranks_the_catalog_with_exact_releases() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn resolve_by_tag_places_one_pinned_node_and_refuses_a_second() {
-    let standin = StandIn::start().await;
-    let cache = tempfile::tempdir().unwrap();
-    let project = tempfile::tempdir().unwrap();
-    let folder = project.path().to_str().unwrap();
-    let args = [
-        "resolve",
-        "nf-core/demo@1.0.1",
-        "--project",
-        folder,
-        "--json",
-    ];
-    let out = somite_source(&standin, cache.path(), &args).await;
+    let fixture = Fixture::start().await;
+    let out = fixture.resolve(&["nf-core/demo@1.0.1"]).await;
     assert!(out.status.success(), "{out:?}");
     let reply = json_of(&out);
     assert_eq!(reply["operations"], 1, "{reply}");
     let project_state =
-        somite_project::Project::open(project.path(), somite_project::Seed::Empty).unwrap();
+        somite_project::Project::open(fixture.project.path(), somite_project::Seed::Empty).unwrap();
     let document = serde_json::to_value(project_state.document()).unwrap();
     assert_eq!(
         reply["state_revision"],
@@ -109,75 +125,29 @@ async fn resolve_by_tag_places_one_pinned_node_and_refuses_a_second() {
     assert_eq!(nodes[0]["source"]["commit"], DEMO_1_0_1);
     assert_eq!(nodes[0]["source"]["release"], "1.0.1");
 
-    let again = somite_source(&standin, cache.path(), &args).await;
+    let again = fixture.resolve(&["nf-core/demo@1.0.1"]).await;
     assert_refused(&again, "canvas_not_empty");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unknown_release_is_refused_and_writes_nothing() {
-    let standin = StandIn::start().await;
-    let cache = tempfile::tempdir().unwrap();
-    let project = tempfile::tempdir().unwrap();
-    let folder = project.path().to_str().unwrap();
-    let out = somite_source(
-        &standin,
-        cache.path(),
-        &[
-            "resolve",
-            "nf-core/demo@9.9.9",
-            "--project",
-            folder,
-            "--json",
-        ],
-    )
-    .await;
+    let fixture = Fixture::start().await;
+    let out = fixture.resolve(&["nf-core/demo@9.9.9"]).await;
     assert_refused(&out, "release_not_found");
-    assert_eq!(std::fs::read_dir(project.path()).unwrap().count(), 0);
+    assert_eq!(
+        std::fs::read_dir(fixture.project.path()).unwrap().count(),
+        0
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_spent_github_rate_limit_is_rate_limited_with_its_reset_time() {
-    let standin = StandIn::start().await;
-    standin.with(|b| b.rate_limited = true);
-    let cache = tempfile::tempdir().unwrap();
-    let project = tempfile::tempdir().unwrap();
-    let folder = project.path().to_str().unwrap();
-    let out = somite_source(
-        &standin,
-        cache.path(),
-        &[
-            "resolve",
-            "github",
-            "nf-core/demo@1.0.1",
-            "--project",
-            folder,
-            "--json",
-        ],
-    )
-    .await;
+    let fixture = Fixture::start().await;
+    fixture.standin.with(|b| b.rate_limited = true);
+    let out = fixture.resolve(&["github", "nf-core/demo@1.0.1"]).await;
     let envelope = assert_refused(&out, "rate_limited");
     assert_eq!(envelope["details"]["reset_at"], "2026-12-03T22:00:00Z");
     assert_eq!(RESET_EPOCH, 1_796_335_200);
-}
-
-async fn call(
-    client: &RunningService<RoleClient, ()>,
-    tool: &str,
-    arguments: Value,
-) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("object arguments")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-async fn ok(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
-    let result = call(client, tool, arguments).await;
-    assert_ne!(result.is_error, Some(true), "{tool}: {result:?}");
-    result.structured_content.expect("structured content")
 }
 
 async fn refused(
@@ -256,31 +226,34 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
         "stale_revision",
     )
     .await;
+    // Each later request is on the placed node's revision with a new key.
+    let on_placed = |mut arguments: Value, key: &str| {
+        arguments["base_state_revision"] = placed["state_revision"].clone();
+        arguments["idempotency_key"] = key.into();
+        arguments
+    };
+    let github = json!({"repository": "nf-core/demo", "ref": "1.0.1"});
+    let arguments = on_placed(github, "resolve-demo-0003");
     refused(
         &client,
         SOURCE_RESOLVE_GITHUB,
-        json!({"repository": "nf-core/demo", "ref": "1.0.1",
-               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0003"}),
+        arguments,
         "canvas_not_empty",
     )
     .await;
+    let unknown = json!({"pipeline": "nf-core/demo", "release": "9.9.9"});
+    let arguments = on_placed(unknown, "resolve-demo-0004");
     refused(
         &client,
         SOURCE_RESOLVE_NFCORE,
-        json!({"pipeline": "nf-core/demo", "release": "9.9.9",
-               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0004"}),
+        arguments,
         "release_not_found",
     )
     .await;
     standin.with(|b| b.rate_limited = true);
-    let limited = refused(
-        &client,
-        SOURCE_RESOLVE_GITHUB,
-        json!({"repository": "nf-core/demo", "ref": "1.0.0",
-               "base_state_revision": placed["state_revision"], "idempotency_key": "resolve-demo-0005"}),
-        "rate_limited",
-    )
-    .await;
+    let github = json!({"repository": "nf-core/demo", "ref": "1.0.0"});
+    let arguments = on_placed(github, "resolve-demo-0005");
+    let limited = refused(&client, SOURCE_RESOLVE_GITHUB, arguments, "rate_limited").await;
     assert_eq!(limited["details"]["reset_at"], "2026-12-03T22:00:00Z");
     refused(
         &client,

@@ -1,8 +1,9 @@
 //! What several of `somite`'s integration tests share: the binaries built
-//! beside `somite` and the Pixi stand-in behind a wrapper (the ready
-//! paired-reads project is `somite_test_support`'s). Each test crate uses
-//! its own part of it.
-#![allow(dead_code)]
+//! beside `somite`, the Pixi stand-in behind a wrapper and calls to an MCP
+//! server's tools (the ready paired-reads project is
+//! `somite_test_support`'s).
+
+pub mod mcp;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
