@@ -9,22 +9,28 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use std::fmt::Write as _;
 
 /// A `blake3:<64 hex>` content identity.
 pub type Revision = String;
 
 /// Serializes `value` to canonical JSON.
 pub fn to_canonical_json<T: Serialize + ?Sized>(value: &T) -> String {
-    let value = serde_json::to_value(value).expect("domain values always serialize to JSON");
-    let mut out = String::new();
-    write_canonical(&value, &mut out);
-    out
+    String::from_utf8(canonical_bytes(value)).expect("JSON text is UTF-8")
 }
 
 /// `blake3:<hex>` of the canonical JSON of `value`.
 pub fn revision_of<T: Serialize + ?Sized>(value: &T) -> Revision {
-    digest_bytes(to_canonical_json(value).as_bytes())
+    digest_bytes(&canonical_bytes(value))
+}
+
+/// The canonical JSON of `value`, written straight into one buffer: the
+/// revisions of large graphs are computed on every published state, so no
+/// intermediate string per key or scalar is made.
+fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let value = serde_json::to_value(value).expect("domain values always serialize to JSON");
+    let mut out = Vec::with_capacity(1024);
+    write_canonical(&value, &mut out);
+    out
 }
 
 /// `blake3:<hex>` of raw bytes.
@@ -42,34 +48,51 @@ pub fn is_revision(text: &str) -> bool {
     })
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
+        // serde_json writes scalars and strings exactly as `Value`'s
+        // `Display` does; writing into `out` avoids a string per scalar.
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            out.push_str(&value.to_string());
+            serde_json::to_writer(&mut *out, value).expect("writing to a Vec cannot fail");
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
         Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
+            out.push(b'{');
+            // serde_json's default map is already in byte order; only a map
+            // type that keeps insertion order needs the sort.
+            let sorted = map
+                .keys()
+                .zip(map.keys().skip(1))
+                .all(|(a, b)| a.as_bytes() < b.as_bytes());
+            let mut write_entry = |i: usize, key: &String, item: &Value, out: &mut Vec<u8>| {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                let _ = write!(out, "{}", Value::String(key.clone()));
-                out.push(':');
+                serde_json::to_writer(&mut *out, key).expect("writing to a Vec cannot fail");
+                out.push(b':');
                 write_canonical(item, out);
+            };
+            if sorted {
+                for (i, (key, item)) in map.iter().enumerate() {
+                    write_entry(i, key, item, out);
+                }
+            } else {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                for (i, (key, item)) in entries.into_iter().enumerate() {
+                    write_entry(i, key, item, out);
+                }
             }
-            out.push('}');
+            out.push(b'}');
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
 use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The document format this build reads and writes.
@@ -197,16 +197,34 @@ impl WorkflowDocument {
 
     /// The semantic revision: only what changes execution.
     pub fn graph_revision(&self) -> Revision {
-        let mut nodes: Vec<&Node> = self.nodes.iter().collect();
-        nodes.sort_by(|a, b| a.id.cmp(&b.id));
-        let nodes: Vec<Value> = nodes
-            .into_iter()
-            .map(|n| {
-                json!({"id": n.id, "operator_id": n.operator_id,
-                       "operator_revision": n.operator_revision, "ports": n.ports,
-                       "params": n.params})
+        /// What of a node the semantic revision covers, borrowed: the
+        /// document is serialized once, not copied into a value first.
+        #[derive(Serialize)]
+        struct SemanticNode<'a> {
+            id: &'a str,
+            operator_id: &'a str,
+            operator_revision: &'a str,
+            ports: &'a Ports,
+            params: &'a BTreeMap<String, Value>,
+        }
+        #[derive(Serialize)]
+        struct Semantic<'a> {
+            schema_version: u32,
+            nodes: Vec<SemanticNode<'a>>,
+            edges: Vec<(&'a str, &'a str, &'a str, &'a str)>,
+        }
+        let mut nodes: Vec<SemanticNode<'_>> = self
+            .nodes
+            .iter()
+            .map(|n| SemanticNode {
+                id: &n.id,
+                operator_id: &n.operator_id,
+                operator_revision: &n.operator_revision,
+                ports: &n.ports,
+                params: &n.params,
             })
             .collect();
+        nodes.sort_by(|a, b| a.id.cmp(b.id));
         let mut edges: Vec<(&str, &str, &str, &str)> = self
             .edges
             .iter()
@@ -220,60 +238,109 @@ impl WorkflowDocument {
             })
             .collect();
         edges.sort();
-        revision_of(&json!({
-            "schema_version": self.schema_version,
-            "nodes": nodes,
-            "edges": edges,
-        }))
+        revision_of(&Semantic {
+            schema_version: self.schema_version,
+            nodes,
+            edges,
+        })
     }
 
     /// The full revision compare-and-swap uses: the whole document, layout
     /// and notes included, plus the location it is bound to.
     pub fn state_revision(&self, input_location: &str) -> Revision {
-        revision_of(&json!({"document": self, "input_location": input_location}))
+        #[derive(Serialize)]
+        struct State<'a> {
+            document: &'a WorkflowDocument,
+            input_location: &'a str,
+        }
+        revision_of(&State {
+            document: self,
+            input_location,
+        })
     }
 
     /// Node ids in deterministic topological order (Kahn's algorithm, ready
-    /// nodes taken in id order), or the ids caught in a cycle.
+    /// nodes taken in id order), or the ids caught in a cycle (and those
+    /// downstream of it), in id order.
     pub fn topological_order(&self) -> std::result::Result<Vec<String>, Vec<String>> {
-        let mut indegree: BTreeMap<&str, usize> =
-            self.nodes.iter().map(|n| (n.id.as_str(), 0)).collect();
-        let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for e in &self.edges {
-            if let Some(d) = indegree.get_mut(e.to_node.as_str()) {
-                *d += 1;
-            }
-            successors
-                .entry(e.from_node.as_str())
-                .or_default()
-                .push(e.to_node.as_str());
+        // Nodes by position: the counts and successor lists are plain
+        // vectors, and only the set of ready nodes is ordered by id.
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(self.nodes.len());
+        let mut ids: Vec<&str> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            index.entry(n.id.as_str()).or_insert_with(|| {
+                ids.push(n.id.as_str());
+                ids.len() - 1
+            });
         }
-        let mut ready: BTreeSet<&str> = indegree
+        let mut indegree = vec![0usize; ids.len()];
+        let mut successors: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+        for e in &self.edges {
+            let to = index.get(e.to_node.as_str()).copied();
+            if let Some(to) = to {
+                indegree[to] += 1;
+            }
+            if let Some(&from) = index.get(e.from_node.as_str()) {
+                successors[from].push(to.expect("edge targets exist"));
+            }
+        }
+        let mut ready: BTreeSet<(&str, usize)> = indegree
             .iter()
+            .enumerate()
             .filter(|(_, d)| **d == 0)
-            .map(|(id, _)| *id)
+            .map(|(i, _)| (ids[i], i))
             .collect();
         let mut order = Vec::with_capacity(self.nodes.len());
-        while let Some(id) = ready.pop_first() {
+        let mut done = vec![false; ids.len()];
+        while let Some((id, i)) = ready.pop_first() {
             order.push(id.to_owned());
-            for next in successors.get(id).into_iter().flatten() {
-                let d = indegree.get_mut(next).expect("edge targets exist");
-                *d -= 1;
-                if *d == 0 {
-                    ready.insert(next);
+            done[i] = true;
+            for &next in &successors[i] {
+                indegree[next] -= 1;
+                if indegree[next] == 0 {
+                    ready.insert((ids[next], next));
                 }
             }
         }
         if order.len() == self.nodes.len() {
             Ok(order)
         } else {
-            let done: BTreeSet<&str> = order.iter().map(String::as_str).collect();
-            Err(indegree
-                .keys()
-                .filter(|id| !done.contains(*id))
-                .map(|id| (*id).to_owned())
-                .collect())
+            let mut caught: Vec<String> = (0..ids.len())
+                .filter(|i| !done[*i])
+                .map(|i| ids[i].to_owned())
+                .collect();
+            caught.sort();
+            Err(caught)
         }
+    }
+
+    /// Whether an edge from `from` to `to` would close a cycle in this
+    /// acyclic document: whether `from` is reachable from `to`. Linear in
+    /// the edges, where a full topological order also sorts every node.
+    pub(crate) fn reaches(&self, to: &str, from: &str) -> bool {
+        if to == from {
+            return true;
+        }
+        let mut successors: HashMap<&str, Vec<&str>> = HashMap::new();
+        for e in &self.edges {
+            successors
+                .entry(e.from_node.as_str())
+                .or_default()
+                .push(e.to_node.as_str());
+        }
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut stack = vec![to];
+        while let Some(id) = stack.pop() {
+            for &next in successors.get(id).into_iter().flatten() {
+                if next == from {
+                    return true;
+                }
+                if seen.insert(next) {
+                    stack.push(next);
+                }
+            }
+        }
+        false
     }
 
     /// Checks every structural invariant of a stored document.
@@ -296,7 +363,9 @@ impl WorkflowDocument {
                 "the title is longer than {MAX_TITLE_CHARS} characters"
             ));
         }
-        let mut ids = BTreeSet::new();
+        let mut ids = std::collections::HashSet::with_capacity(
+            self.nodes.len() + self.edges.len() + self.notes.len() + self.stages.len(),
+        );
         let all_ids = self
             .nodes
             .iter()
