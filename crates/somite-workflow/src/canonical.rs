@@ -73,7 +73,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) {
                 .keys()
                 .zip(map.keys().skip(1))
                 .all(|(a, b)| a.as_bytes() < b.as_bytes());
-            let mut write_entry = |i: usize, key: &String, item: &Value, out: &mut Vec<u8>| {
+            let write_entry = |i: usize, key: &String, item: &Value, out: &mut Vec<u8>| {
                 if i > 0 {
                     out.push(b',');
                 }
