@@ -8,7 +8,6 @@
 //! graph would otherwise silently change every revision.
 
 use serde::Serialize;
-use serde_json::Value;
 
 /// A `blake3:<64 hex>` content identity.
 pub type Revision = String;
@@ -23,13 +22,13 @@ pub fn revision_of<T: Serialize + ?Sized>(value: &T) -> Revision {
     digest_bytes(&canonical_bytes(value))
 }
 
-/// The canonical JSON of `value`, written straight into one buffer: the
-/// revisions of large graphs are computed on every published state, so no
-/// intermediate string per key or scalar is made.
+/// The canonical JSON of `value`, written straight into one buffer by
+/// [`crate::canonical_writer`]: the revisions of large graphs are computed
+/// on every published state, so no value tree is built first.
 fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    let value = serde_json::to_value(value).expect("domain values always serialize to JSON");
-    let mut out = Vec::with_capacity(1024);
-    write_canonical(&value, &mut out);
+    let mut out = Vec::with_capacity(4096);
+    crate::canonical_writer::write(value, &mut out)
+        .expect("domain values always serialize to JSON");
     out
 }
 
@@ -48,59 +47,63 @@ pub fn is_revision(text: &str) -> bool {
     })
 }
 
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        // serde_json writes scalars and strings exactly as `Value`'s
-        // `Display` does; writing into `out` avoids a string per scalar.
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            serde_json::to_writer(&mut *out, value).expect("writing to a Vec cannot fail");
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(b']');
-        }
-        Value::Object(map) => {
-            out.push(b'{');
-            // serde_json's default map is already in byte order; only a map
-            // type that keeps insertion order needs the sort.
-            let sorted = map
-                .keys()
-                .zip(map.keys().skip(1))
-                .all(|(a, b)| a.as_bytes() < b.as_bytes());
-            let write_entry = |i: usize, key: &String, item: &Value, out: &mut Vec<u8>| {
-                if i > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, key).expect("writing to a Vec cannot fail");
-                out.push(b':');
-                write_canonical(item, out);
-            };
-            if sorted {
-                for (i, (key, item)) in map.iter().enumerate() {
-                    write_entry(i, key, item, out);
-                }
-            } else {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-                for (i, (key, item)) in entries.into_iter().enumerate() {
-                    write_entry(i, key, item, out);
-                }
-            }
-            out.push(b'}');
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// The definition the writer must match: the value tree of `value`,
+    /// written with every object's keys in byte order.
+    fn oracle<T: Serialize>(value: &T) -> String {
+        let value = serde_json::to_value(value).unwrap();
+        let mut out = Vec::new();
+        write_canonical(&value, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_direct_writer_matches_the_value_tree() {
+        #[derive(Serialize)]
+        enum Shape {
+            Unit,
+            New(u8),
+            Pair(i32, f64),
+            Named { z: bool, a: Option<String> },
+        }
+        #[derive(Serialize)]
+        struct Unsorted<'a> {
+            zeta: f64,
+            alpha: Vec<Shape>,
+            #[serde(flatten)]
+            rest: std::collections::BTreeMap<&'a str, Value>,
+            mid: (char, u64, i64),
+            nan: f64,
+        }
+        let value = Unsorted {
+            zeta: 0.1,
+            alpha: vec![
+                Shape::Unit,
+                Shape::New(7),
+                Shape::Pair(-3, 1e300),
+                Shape::Named {
+                    z: true,
+                    a: Some("é\"\u{1}".into()),
+                },
+                Shape::Named { z: false, a: None },
+            ],
+            rest: [
+                ("beta", json!({"y": [1, 2.5, null], "x": "s"})),
+                ("omega", json!(u64::MAX)),
+            ]
+            .into_iter()
+            .collect(),
+            mid: ('\n', 18, -18),
+            nan: f64::NAN,
+        };
+        assert_eq!(to_canonical_json(&value), oracle(&value));
+        let document = json!({"b": 1, "a": {"z": [1, 2, {"y": null, "x": "s"}], "c": true}});
+        assert_eq!(to_canonical_json(&document), oracle(&document));
+    }
 
     #[test]
     fn keys_are_sorted_and_whitespace_is_dropped() {
@@ -127,5 +130,35 @@ mod tests {
         assert_ne!(rev, revision_of(&json!({"a": 2})));
         assert!(!is_revision("blake3:XYZ"));
         assert!(!is_revision("sha256:00"));
+    }
+
+    fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_canonical(item, out);
+                }
+                out.push(b']');
+            }
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                out.push(b'{');
+                for (i, (key, item)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(Value::String(key.clone()).to_string().as_bytes());
+                    out.push(b':');
+                    write_canonical(item, out);
+                }
+                out.push(b'}');
+            }
+            scalar => out.extend_from_slice(scalar.to_string().as_bytes()),
+        }
     }
 }
