@@ -354,15 +354,20 @@ impl Project {
         let root = self.layout.root().to_path_buf();
         let document = self.document();
         let graph_revision = self.current.graph_revision.clone();
-        let mut assessment = assess_at(document, graph_revision, &self.catalog, &move |path: &str| {
-            let p = Path::new(path);
-            let p = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                root.join(p)
-            };
-            p.exists()
-        });
+        let mut assessment = assess_at(
+            document,
+            graph_revision,
+            &self.catalog,
+            &move |path: &str| {
+                let p = Path::new(path);
+                let p = if p.is_absolute() {
+                    p.to_path_buf()
+                } else {
+                    root.join(p)
+                };
+                p.exists()
+            },
+        );
         if let Some(recovery) = &self.recovery {
             assessment.add_input_origin_item(&recovery.reason, recovery.file.clone());
         }
