@@ -27,9 +27,14 @@ pub fn revision_of<T: Serialize + ?Sized>(value: &T) -> Revision {
 /// on every published state, so no value tree is built first.
 fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
     let mut out = Vec::with_capacity(4096);
-    crate::canonical_writer::write(value, &mut out)
-        .expect("domain values always serialize to JSON");
+    write_canonical_into(value, &mut out);
     out
+}
+
+/// Appends the canonical JSON of `value` to `out`, for a caller that lays
+/// out the surrounding object itself.
+pub(crate) fn write_canonical_into<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    crate::canonical_writer::write(value, out).expect("domain values always serialize to JSON");
 }
 
 /// `blake3:<hex>` of raw bytes.

@@ -9,7 +9,7 @@
 //! dangling port, a cycle, a NUL in a parameter or a control character in an
 //! import path cannot exist on disk.
 
-use crate::canonical::{Revision, is_revision, revision_of};
+use crate::canonical::{Revision, digest_bytes, is_revision, revision_of, write_canonical_into};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
@@ -196,35 +196,17 @@ impl WorkflowDocument {
     }
 
     /// The semantic revision: only what changes execution.
+    ///
+    /// It is the digest of the canonical JSON of
+    /// `{"edges": [[from_node, from_port, to_node, to_port], …] (sorted),
+    /// "nodes": [{"id", "operator_id", "operator_revision", "params",
+    /// "ports"}, …] (by id), "schema_version"}`, laid out here directly
+    /// (its keys are written in byte order) so that the port contract, the
+    /// same for every node pinning one operator revision, is canonicalized
+    /// once per revision rather than once per node.
     pub fn graph_revision(&self) -> Revision {
-        /// What of a node the semantic revision covers, borrowed: the
-        /// document is serialized once, not copied into a value first.
-        #[derive(Serialize)]
-        struct SemanticNode<'a> {
-            id: &'a str,
-            operator_id: &'a str,
-            operator_revision: &'a str,
-            ports: &'a Ports,
-            params: &'a BTreeMap<String, Value>,
-        }
-        #[derive(Serialize)]
-        struct Semantic<'a> {
-            schema_version: u32,
-            nodes: Vec<SemanticNode<'a>>,
-            edges: Vec<(&'a str, &'a str, &'a str, &'a str)>,
-        }
-        let mut nodes: Vec<SemanticNode<'_>> = self
-            .nodes
-            .iter()
-            .map(|n| SemanticNode {
-                id: &n.id,
-                operator_id: &n.operator_id,
-                operator_revision: &n.operator_revision,
-                ports: &n.ports,
-                params: &n.params,
-            })
-            .collect();
-        nodes.sort_by(|a, b| a.id.cmp(b.id));
+        let mut nodes: Vec<&Node> = self.nodes.iter().collect();
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let mut edges: Vec<(&str, &str, &str, &str)> = self
             .edges
             .iter()
@@ -238,11 +220,45 @@ impl WorkflowDocument {
             })
             .collect();
         edges.sort();
-        revision_of(&Semantic {
-            schema_version: self.schema_version,
-            nodes,
-            edges,
-        })
+        let mut out = Vec::with_capacity(256 * (nodes.len() + edges.len()) + 64);
+        out.extend_from_slice(b"{\"edges\":");
+        write_canonical_into(&edges, &mut out);
+        out.extend_from_slice(b",\"nodes\":[");
+        // The canonical ports of the last node of each operator revision,
+        // reused while the next node's ports are equal to them.
+        let mut ports_seen: HashMap<(&str, &str), (&Ports, std::ops::Range<usize>)> =
+            HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"id\":");
+            write_canonical_into(&n.id, &mut out);
+            out.extend_from_slice(b",\"operator_id\":");
+            write_canonical_into(&n.operator_id, &mut out);
+            out.extend_from_slice(b",\"operator_revision\":");
+            write_canonical_into(&n.operator_revision, &mut out);
+            out.extend_from_slice(b",\"params\":");
+            write_canonical_into(&n.params, &mut out);
+            out.extend_from_slice(b",\"ports\":");
+            let key = (n.operator_id.as_str(), n.operator_revision.as_str());
+            match ports_seen.get(&key) {
+                Some((ports, range)) if **ports == n.ports => {
+                    let range = range.clone();
+                    out.extend_from_within(range);
+                }
+                _ => {
+                    let start = out.len();
+                    write_canonical_into(&n.ports, &mut out);
+                    ports_seen.insert(key, (&n.ports, start..out.len()));
+                }
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"schema_version\":");
+        write_canonical_into(&self.schema_version, &mut out);
+        out.push(b'}');
+        digest_bytes(&out)
     }
 
     /// The full revision compare-and-swap uses: the whole document, layout
@@ -570,4 +586,64 @@ fn check_edge_ends<'a>(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::transaction::{Operation, apply_operations};
+    use serde_json::json;
+
+    /// The semantic revision as its definition states it, built as a value.
+    fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
+        let mut nodes: Vec<&Node> = doc.nodes.iter().collect();
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        let nodes: Vec<Value> = nodes
+            .into_iter()
+            .map(|n| {
+                json!({"id": n.id, "operator_id": n.operator_id,
+                       "operator_revision": n.operator_revision, "ports": n.ports,
+                       "params": n.params})
+            })
+            .collect();
+        let mut edges: Vec<_> = doc
+            .edges
+            .iter()
+            .map(|e| (&e.from_node, &e.from_port, &e.to_node, &e.to_port))
+            .collect();
+        edges.sort();
+        revision_of(&json!({"schema_version": doc.schema_version, "nodes": nodes, "edges": edges}))
+    }
+
+    #[test]
+    fn the_semantic_revision_is_its_definition_with_ports_shared_or_not() {
+        let catalog = Catalog::builtin().unwrap();
+        let add = |id: &str, operator: &str, params: Value| Operation::AddOperator {
+            node_id: id.into(),
+            operator_id: operator.into(),
+            params: serde_json::from_value(params).unwrap(),
+            x: 0.0,
+            y: 0.0,
+        };
+        let operations = vec![
+            add("b-reads", "files.import", json!({"path": "r.fastq"})),
+            add("a-qc", "qc.fastqc", json!({"threads": 2})),
+            add("c-qc", "qc.fastqc", json!({})),
+            Operation::Connect {
+                edge_id: "e1".into(),
+                from_node: "b-reads".into(),
+                from_port: "file".into(),
+                to_node: "c-qc".into(),
+                to_port: "reads".into(),
+            },
+        ];
+        let mut doc =
+            apply_operations(&WorkflowDocument::empty("t"), &catalog, &operations).unwrap();
+        assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
+        // A node whose pinned ports differ from another's of the same
+        // revision is not given the other's.
+        doc.nodes[2].ports.inputs.clear();
+        assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
+    }
 }
