@@ -19,4 +19,4 @@ pub mod toolchain;
 pub mod views;
 
 pub use layout::Layout;
-pub use project::{Project, Seed, TransactionOutcome};
+pub use project::{Project, Seed, Snapshot, TransactionOutcome};

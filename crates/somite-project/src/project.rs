@@ -44,13 +44,14 @@ use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
 use serde::{Deserialize, Serialize};
-use somite_workflow::assessment::{Assessment, FileEvidence, assess};
+use somite_workflow::assessment::{Assessment, FileEvidence, assess_at};
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
 use somite_workflow::transaction::{GraphTransaction, apply_operations};
 use somite_workflow::{Catalog, ErrorCode, Revision, SomiteError};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 type Result<T> = std::result::Result<T, SomiteError>;
@@ -117,13 +118,6 @@ struct Replaced {
     idempotency_key: Option<String>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Autosave {
-    state_revision: Revision,
-    document: WorkflowDocument,
-}
-
 /// Why the graph could not be matched to its sidecar on open.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecoveryNeeded {
@@ -137,8 +131,8 @@ pub struct RecoveryNeeded {
 pub struct Project {
     layout: Layout,
     catalog: Catalog,
-    document: WorkflowDocument,
-    state_revision: Revision,
+    /// The current state, shared with readers that outlive the lock.
+    current: Arc<Snapshot>,
     records: Records<TransactionOutcome>,
     /// The digest of the graph file this state is bound to; none while the
     /// graph exists only in memory (a seed) or is not bound (recovery).
@@ -148,20 +142,47 @@ pub struct Project {
     lock: Option<ProjectLock>,
 }
 
-/// A document ready to commit, with the identities computed once.
-struct Staged {
+/// One state of the graph, immutable once made: the document, its
+/// identities computed once when it was staged, and its JSON as served,
+/// built on the first read that asks. Readers share it (`Arc`) instead of
+/// copying the document or hashing it again on every read.
+#[derive(Debug)]
+pub struct Snapshot {
     document: WorkflowDocument,
     state_revision: Revision,
     graph_revision: Revision,
+    json: OnceLock<Arc<[u8]>>,
 }
 
-impl Staged {
-    fn new(document: WorkflowDocument, location: &str) -> Staged {
-        Staged {
+impl Snapshot {
+    fn new(document: WorkflowDocument, location: &str) -> Snapshot {
+        Snapshot {
             state_revision: document.state_revision(location),
             graph_revision: document.graph_revision(),
             document,
+            json: OnceLock::new(),
         }
+    }
+
+    pub fn document(&self) -> &WorkflowDocument {
+        &self.document
+    }
+
+    pub fn state_revision(&self) -> &Revision {
+        &self.state_revision
+    }
+
+    pub fn graph_revision(&self) -> &Revision {
+        &self.graph_revision
+    }
+
+    /// The document's compact JSON, serialized once per state.
+    pub fn json(&self) -> &Arc<[u8]> {
+        self.json.get_or_init(|| {
+            serde_json::to_vec(&self.document)
+                .expect("workflow documents serialize")
+                .into()
+        })
     }
 }
 
@@ -242,12 +263,11 @@ impl Project {
         loaded: Loaded,
         lock: Option<ProjectLock>,
     ) -> Project {
-        let state_revision = loaded.document.state_revision(&layout.graph_location());
+        let current = Arc::new(Snapshot::new(loaded.document, &layout.graph_location()));
         Project {
             layout,
             catalog,
-            document: loaded.document,
-            state_revision,
+            current,
             records: loaded.records,
             committed_digest: loaded.committed_digest,
             recovery: loaded.recovery,
@@ -272,15 +292,20 @@ impl Project {
     }
 
     pub fn document(&self) -> &WorkflowDocument {
-        &self.document
+        &self.current.document
     }
 
     pub fn state_revision(&self) -> &Revision {
-        &self.state_revision
+        &self.current.state_revision
     }
 
     pub fn graph_revision(&self) -> Revision {
-        self.document.graph_revision()
+        self.current.graph_revision.clone()
+    }
+
+    /// The current state, to read after the project's lock is released.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.current.clone()
     }
 
     /// Why the project refuses writes, if it does.
@@ -327,15 +352,22 @@ impl Project {
     /// led by the input-origin item while the graph is not bound.
     pub fn assess_graph(&self) -> Assessment {
         let root = self.layout.root().to_path_buf();
-        let mut assessment = assess(&self.document, &self.catalog, &move |path: &str| {
-            let p = Path::new(path);
-            let p = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                root.join(p)
-            };
-            p.exists()
-        });
+        let document = self.document();
+        let graph_revision = self.current.graph_revision.clone();
+        let mut assessment = assess_at(
+            document,
+            graph_revision,
+            &self.catalog,
+            &move |path: &str| {
+                let p = Path::new(path);
+                let p = if p.is_absolute() {
+                    p.to_path_buf()
+                } else {
+                    root.join(p)
+                };
+                p.exists()
+            },
+        );
         if let Some(recovery) = &self.recovery {
             assessment.add_input_origin_item(&recovery.reason, recovery.file.clone());
         }
@@ -364,13 +396,13 @@ impl Project {
             Lookup::New => {}
         }
         self.ensure_bound()?;
-        if txn.base_state_revision != self.state_revision {
-            return Err(stale(&self.state_revision, &self.document));
+        if txn.base_state_revision != *self.state_revision() {
+            return Err(self.stale());
         }
-        let next = apply_operations(&self.document, &self.catalog, &txn.operations)?;
-        let staged = Staged::new(next, &self.layout.graph_location());
+        let next = apply_operations(self.document(), &self.catalog, &txn.operations)?;
+        let staged = Snapshot::new(next, &self.layout.graph_location());
         let outcome = TransactionOutcome {
-            previous_state_revision: self.state_revision.clone(),
+            previous_state_revision: self.state_revision().clone(),
             state_revision: staged.state_revision.clone(),
             graph_revision: staged.graph_revision.clone(),
             summary: txn.summary.clone(),
@@ -403,16 +435,16 @@ impl Project {
         let document = WorkflowDocument::from_json(bytes)?;
         self.ensure_writer()?;
         self.ensure_bound()?;
-        if base_state_revision != self.state_revision {
-            return Err(stale(&self.state_revision, &self.document));
+        if base_state_revision != *self.state_revision() {
+            return Err(self.stale());
         }
-        let previous = self.state_revision.clone();
-        let staged = Staged::new(document, &self.layout.graph_location());
+        let previous = self.state_revision().clone();
+        let staged = Snapshot::new(document, &self.layout.graph_location());
         self.commit(staged, self.records.clone(), None)?;
         Ok(TransactionOutcome {
             previous_state_revision: previous,
-            state_revision: self.state_revision.clone(),
-            graph_revision: self.document.graph_revision(),
+            state_revision: self.state_revision().clone(),
+            graph_revision: self.graph_revision(),
             summary: "Import a workflow document".into(),
             operations: 0,
             replayed: false,
@@ -421,7 +453,7 @@ impl Project {
 
     /// Saves the graph as a portable `.somite.json` document at `path`.
     pub fn save_document(&self, path: &Path) -> Result<()> {
-        let bytes = serde_json::to_vec_pretty(&self.document).expect("documents serialize");
+        let bytes = serde_json::to_vec_pretty(self.document()).expect("documents serialize");
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
                 ErrorCode::PayloadTooLarge,
@@ -437,9 +469,9 @@ impl Project {
     /// only existed in memory.
     pub fn rebind(&mut self) -> Result<Revision> {
         self.ensure_writer()?;
-        let staged = Staged::new(self.document.clone(), &self.layout.graph_location());
+        let staged = Snapshot::new(self.document().clone(), &self.layout.graph_location());
         self.commit(staged, self.records.clone(), None)?;
-        Ok(self.state_revision.clone())
+        Ok(self.state_revision().clone())
     }
 
     /// Makes a graph that exists only in memory (a new project's seed)
@@ -451,7 +483,7 @@ impl Project {
         if self.committed_digest.is_some() || self.recovery.is_some() {
             return Ok(());
         }
-        let staged = Staged::new(self.document.clone(), &self.layout.graph_location());
+        let staged = Snapshot::new(self.document().clone(), &self.layout.graph_location());
         self.commit(staged, self.records.clone(), None)
     }
 
@@ -467,7 +499,7 @@ impl Project {
     /// `key` is the edit's idempotency key, if it has one.
     fn commit(
         &mut self,
-        staged: Staged,
+        staged: Snapshot,
         records: Records<TransactionOutcome>,
         key: Option<&str>,
     ) -> Result<()> {
@@ -512,8 +544,7 @@ impl Project {
         if let Some(transactions) = record.transactions {
             self.records = transactions;
         }
-        self.document = staged.document;
-        self.state_revision = staged.state_revision;
+        self.current = Arc::new(staged);
         self.committed_digest = Some(document_digest);
         self.recovery = None;
         self.write_autosave();
@@ -530,8 +561,8 @@ impl Project {
         let record = CommitRecord {
             location: self.layout.graph_location(),
             document_digest,
-            state_revision: self.state_revision.clone(),
-            graph_revision: self.document.graph_revision(),
+            state_revision: self.state_revision().clone(),
+            graph_revision: self.graph_revision(),
             replaces: None,
             transactions: Some(self.records.clone()),
         };
@@ -548,11 +579,15 @@ impl Project {
     /// already holds the edit durably, so a failure here is not the edit's:
     /// the next commit writes the copy again.
     fn write_autosave(&self) {
-        let autosave = Autosave {
-            state_revision: self.state_revision.clone(),
-            document: self.document.clone(),
-        };
-        let bytes = serde_json::to_vec(&autosave).expect("autosave serializes");
+        // `{"state_revision": …, "document": …}`, with the document's JSON
+        // the state already holds instead of serializing it again.
+        let json = self.current.json();
+        let mut bytes = Vec::with_capacity(json.len() + 128);
+        bytes.extend_from_slice(b"{\"state_revision\":");
+        serde_json::to_writer(&mut bytes, self.state_revision()).expect("revisions serialize");
+        bytes.extend_from_slice(b",\"document\":");
+        bytes.extend_from_slice(json);
+        bytes.push(b'}');
         let _ = durable::publish(&self.layout.autosave(), &bytes);
     }
 }
@@ -712,14 +747,16 @@ fn read_only() -> SomiteError {
     )
 }
 
-fn stale(current: &Revision, document: &WorkflowDocument) -> SomiteError {
-    SomiteError::new(
-        ErrorCode::StaleRevision,
-        "the workflow changed since base_state_revision was read",
-        "read the workflow again, then re-apply the edit on the current state_revision",
-    )
-    .with_detail("current_state_revision", current)
-    .with_detail("current_graph_revision", document.graph_revision())
+impl Project {
+    fn stale(&self) -> SomiteError {
+        SomiteError::new(
+            ErrorCode::StaleRevision,
+            "the workflow changed since base_state_revision was read",
+            "read the workflow again, then re-apply the edit on the current state_revision",
+        )
+        .with_detail("current_state_revision", self.state_revision())
+        .with_detail("current_graph_revision", self.graph_revision())
+    }
 }
 
 fn seed_document(seed: Seed, catalog: &Catalog) -> Result<WorkflowDocument> {

@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_api::FeedKind;
-use somite_project::views::{RevisionHead, TransactionReply, WorkflowState, WorkflowView};
+use somite_project::views::{RevisionHead, TransactionReply};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::search::{SearchPage, SearchRequest};
 use somite_workflow::transaction::GraphTransaction;
@@ -88,16 +88,64 @@ pub async fn workflow(
             );
             return Ok(with_document(&head, &published.json));
         }
-        Ok(Json(WorkflowView {
-            state: WorkflowState::of(&p),
-            // Transactions publish under the project lock, so this cursor
-            // and the document are one consistent snapshot.
+        // Transactions publish under the project lock, so this cursor and
+        // the state are one consistent snapshot; the state is shared, so
+        // the lock is released before the body is written.
+        let snapshot = p.snapshot();
+        let head = WorkflowHead {
+            head: RevisionHead::new(
+                snapshot.state_revision().clone(),
+                snapshot.graph_revision().clone(),
+            ),
+            input_location: p.layout().graph_location(),
+            recovery_required: p.recovery_needed().map(|r| r.reason.clone()),
+            catalog_revision: p.catalog().revision().clone(),
+        };
+        let tail = WorkflowTail {
             feed_cursor: s.feed.last_cursor(),
             feed_epoch: s.feed.epoch().clone(),
-        })
-        .into_response())
+        };
+        drop(p);
+        Ok(json_response(workflow_view_bytes(
+            &head,
+            snapshot.json(),
+            &tail,
+        )))
     })
     .await
+}
+
+/// The members of [`somite_project::views::WorkflowView`] before its
+/// document, in its order.
+#[derive(Serialize)]
+struct WorkflowHead {
+    #[serde(flatten)]
+    head: RevisionHead,
+    input_location: String,
+    recovery_required: Option<String>,
+    catalog_revision: String,
+}
+
+/// The members of [`somite_project::views::WorkflowView`] after its document.
+#[derive(Serialize)]
+struct WorkflowTail {
+    feed_cursor: u64,
+    feed_epoch: somite_api::feed::Epoch,
+}
+
+/// A [`somite_project::views::WorkflowView`]'s JSON, byte for byte, from its parts and the
+/// document's JSON the published state keeps: the graph is serialized once
+/// per state, not once per read.
+fn workflow_view_bytes(head: &WorkflowHead, document: &[u8], tail: &WorkflowTail) -> Vec<u8> {
+    let head = serde_json::to_vec(head).expect("workflow heads serialize");
+    let tail = serde_json::to_vec(tail).expect("feed positions serialize");
+    let mut body = Vec::with_capacity(head.len() + document.len() + tail.len() + 16);
+    body.extend_from_slice(&head[..head.len() - 1]);
+    body.extend_from_slice(b",\"document\":");
+    body.extend_from_slice(document);
+    body.push(b',');
+    body.extend_from_slice(&tail[1..]);
+    body
 }
 
 /// `head`'s JSON object with a `document` member holding `document`, the
@@ -112,6 +160,10 @@ fn with_document(head: &impl Serialize, document: &[u8]) -> Response {
     body.extend_from_slice(b",\"document\":");
     body.extend_from_slice(document);
     body.push(b'}');
+    json_response(body)
+}
+
+fn json_response(body: Vec<u8>) -> Response {
     (
         [(
             header::CONTENT_TYPE,
@@ -284,4 +336,46 @@ pub async fn method_not_allowed() -> ApiError {
         "this route does not accept that method",
         "use the method docs/http-api.md lists for the route",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use somite_project::views::{WorkflowState, WorkflowView};
+    use somite_workflow::graph::WorkflowDocument;
+
+    #[test]
+    fn the_spliced_workflow_view_is_the_serialized_one() {
+        let document = WorkflowDocument::empty("A \"quoted\" title");
+        let epoch = somite_api::feed::Epoch::from_bytes(b"e1");
+        for recovery_required in [None, Some("moved by hand".to_owned())] {
+            let head = WorkflowHead {
+                head: RevisionHead::new("blake3:s".into(), "blake3:g".into()),
+                input_location: "/p/.somite/web.somite.json".into(),
+                recovery_required: recovery_required.clone(),
+                catalog_revision: "blake3:c".into(),
+            };
+            let tail = WorkflowTail {
+                feed_cursor: 7,
+                feed_epoch: epoch.clone(),
+            };
+            let view = WorkflowView {
+                state: WorkflowState {
+                    head: head.head.clone(),
+                    input_location: head.input_location.clone(),
+                    recovery_required,
+                    catalog_revision: head.catalog_revision.clone(),
+                    document: document.clone(),
+                },
+                feed_cursor: 7,
+                feed_epoch: epoch.clone(),
+            };
+            let spliced =
+                workflow_view_bytes(&head, &serde_json::to_vec(&document).unwrap(), &tail);
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                serde_json::to_string(&view).unwrap()
+            );
+        }
+    }
 }

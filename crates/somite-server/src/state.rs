@@ -12,6 +12,7 @@ use crate::api_error::ApiError;
 use crate::capability::Capabilities;
 use crate::feed::Feed;
 use crate::revisions::{PublishedDocument, RecentDocuments};
+use axum::body::Bytes;
 use serde::Serialize;
 use serde_json::json;
 use somite_api::FeedKind;
@@ -128,13 +129,12 @@ impl AppState {
                 epoch: None,
             });
         }
-        let document = project.document().clone();
+        let snapshot = project.snapshot();
+        let document = snapshot.document().clone();
         self.documents.insert(PublishedDocument {
             state_revision: outcome.state_revision.clone(),
             graph_revision: outcome.graph_revision.clone(),
-            json: serde_json::to_vec(&document)
-                .expect("workflow documents serialize")
-                .into(),
+            json: Bytes::from_owner(snapshot.json().clone()),
         });
         let cursor = self.feed.publish(
             FeedKind::Transaction,

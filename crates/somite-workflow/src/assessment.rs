@@ -26,7 +26,7 @@ use crate::source::{SourceBinding, control_type};
 use crate::source_map::SourceLocation;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -455,6 +455,24 @@ fn resolution(id: String, kind: ResolutionKind, label: String, recommended: bool
 
 /// Assesses `doc` against `catalog`.
 pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe) -> Assessment {
+    assess_at(doc, doc.graph_revision(), catalog, inputs)
+}
+
+/// [`assess`] for a document whose graph revision is already known (a
+/// published state keeps it), so the assessment does not compute it again.
+pub fn assess_at(
+    doc: &WorkflowDocument,
+    graph_revision: Revision,
+    catalog: &Catalog,
+    inputs: &dyn InputProbe,
+) -> Assessment {
+    // The inputs that have an edge, looked up once per port instead of
+    // scanning every edge for each.
+    let connected: HashSet<(&str, &str)> = doc
+        .edges
+        .iter()
+        .map(|e| (e.to_node.as_str(), e.to_port.as_str()))
+        .collect();
     let mut items = Vec::new();
     let mut nodes = Vec::new();
     for node in &doc.nodes {
@@ -465,7 +483,7 @@ pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe
                 (Support::Supported, source_controls(node, binding))
             }
             (None, Some(entry)) if entry.revision == node.operator_revision => {
-                assess_node(doc, catalog, node, entry, inputs, &mut items);
+                assess_node(doc, &connected, catalog, node, entry, inputs, &mut items);
                 (Support::Supported, controls(node, &entry.contract))
             }
             (None, current) => {
@@ -512,7 +530,7 @@ pub fn assess(doc: &WorkflowDocument, catalog: &Catalog, inputs: &dyn InputProbe
         AssessmentState::Ready
     };
     Assessment {
-        graph_revision: doc.graph_revision(),
+        graph_revision,
         catalog_revision: catalog.revision().clone(),
         state,
         required_count,
@@ -641,6 +659,7 @@ fn unsupported(node: &Node, current: Option<&CatalogEntry>) -> Item {
 
 fn assess_node(
     doc: &WorkflowDocument,
+    connected: &HashSet<(&str, &str)>,
     catalog: &Catalog,
     node: &Node,
     entry: &CatalogEntry,
@@ -685,7 +704,7 @@ fn assess_node(
         }
     }
     for (index, port) in contract.ports.inputs.iter().enumerate() {
-        if port.optional || doc.edge_into(&node.id, &port.name).is_some() {
+        if port.optional || connected.contains(&(node.id.as_str(), port.name.as_str())) {
             continue;
         }
         let mut it = match &port.resource {

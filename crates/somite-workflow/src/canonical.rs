@@ -8,23 +8,33 @@
 //! graph would otherwise silently change every revision.
 
 use serde::Serialize;
-use serde_json::Value;
-use std::fmt::Write as _;
 
 /// A `blake3:<64 hex>` content identity.
 pub type Revision = String;
 
 /// Serializes `value` to canonical JSON.
 pub fn to_canonical_json<T: Serialize + ?Sized>(value: &T) -> String {
-    let value = serde_json::to_value(value).expect("domain values always serialize to JSON");
-    let mut out = String::new();
-    write_canonical(&value, &mut out);
-    out
+    String::from_utf8(canonical_bytes(value)).expect("JSON text is UTF-8")
 }
 
 /// `blake3:<hex>` of the canonical JSON of `value`.
 pub fn revision_of<T: Serialize + ?Sized>(value: &T) -> Revision {
-    digest_bytes(to_canonical_json(value).as_bytes())
+    digest_bytes(&canonical_bytes(value))
+}
+
+/// The canonical JSON of `value`, written straight into one buffer by
+/// [`crate::canonical_writer`]: the revisions of large graphs are computed
+/// on every published state, so no value tree is built first.
+fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    write_canonical_into(value, &mut out);
+    out
+}
+
+/// Appends the canonical JSON of `value` to `out`, for a caller that lays
+/// out the surrounding object itself.
+pub(crate) fn write_canonical_into<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    crate::canonical_writer::write(value, out).expect("domain values always serialize to JSON");
 }
 
 /// `blake3:<hex>` of raw bytes.
@@ -42,42 +52,63 @@ pub fn is_revision(text: &str) -> bool {
     })
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            out.push_str(&value.to_string());
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(out, "{}", Value::String(key.clone()));
-                out.push(':');
-                write_canonical(item, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    /// The definition the writer must match: the value tree of `value`,
+    /// written with every object's keys in byte order.
+    fn oracle<T: Serialize>(value: &T) -> String {
+        let value = serde_json::to_value(value).unwrap();
+        let mut out = Vec::new();
+        write_canonical(&value, &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_direct_writer_matches_the_value_tree() {
+        #[derive(Serialize)]
+        enum Shape {
+            Unit,
+            New(u8),
+            Pair(i32, f64),
+            Named { z: bool, a: Option<String> },
+        }
+        #[derive(Serialize)]
+        struct Unsorted<'a> {
+            zeta: f64,
+            alpha: Vec<Shape>,
+            #[serde(flatten)]
+            rest: std::collections::BTreeMap<&'a str, Value>,
+            mid: (char, u64, i64),
+            nan: f64,
+        }
+        let value = Unsorted {
+            zeta: 0.1,
+            alpha: vec![
+                Shape::Unit,
+                Shape::New(7),
+                Shape::Pair(-3, 1e300),
+                Shape::Named {
+                    z: true,
+                    a: Some("é\"\u{1}".into()),
+                },
+                Shape::Named { z: false, a: None },
+            ],
+            rest: [
+                ("beta", json!({"y": [1, 2.5, null], "x": "s"})),
+                ("omega", json!(u64::MAX)),
+            ]
+            .into_iter()
+            .collect(),
+            mid: ('\n', 18, -18),
+            nan: f64::NAN,
+        };
+        assert_eq!(to_canonical_json(&value), oracle(&value));
+        let document = json!({"b": 1, "a": {"z": [1, 2, {"y": null, "x": "s"}], "c": true}});
+        assert_eq!(to_canonical_json(&document), oracle(&document));
+    }
 
     #[test]
     fn keys_are_sorted_and_whitespace_is_dropped() {
@@ -104,5 +135,35 @@ mod tests {
         assert_ne!(rev, revision_of(&json!({"a": 2})));
         assert!(!is_revision("blake3:XYZ"));
         assert!(!is_revision("sha256:00"));
+    }
+
+    fn write_canonical(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_canonical(item, out);
+                }
+                out.push(b']');
+            }
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                out.push(b'{');
+                for (i, (key, item)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(Value::String(key.clone()).to_string().as_bytes());
+                    out.push(b':');
+                    write_canonical(item, out);
+                }
+                out.push(b'}');
+            }
+            scalar => out.extend_from_slice(scalar.to_string().as_bytes()),
+        }
     }
 }

@@ -9,13 +9,13 @@
 //! dangling port, a cycle, a NUL in a parameter or a control character in an
 //! import path cannot exist on disk.
 
-use crate::canonical::{Revision, is_revision, revision_of};
+use crate::canonical::{Revision, digest_bytes, is_revision, revision_of, write_canonical_into};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
 use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The document format this build reads and writes.
@@ -196,17 +196,17 @@ impl WorkflowDocument {
     }
 
     /// The semantic revision: only what changes execution.
+    ///
+    /// It is the digest of the canonical JSON of
+    /// `{"edges": [[from_node, from_port, to_node, to_port], …] (sorted),
+    /// "nodes": [{"id", "operator_id", "operator_revision", "params",
+    /// "ports"}, …] (by id), "schema_version"}`, laid out here directly
+    /// (its keys are written in byte order) so that the port contract, the
+    /// same for every node pinning one operator revision, is canonicalized
+    /// once per revision rather than once per node.
     pub fn graph_revision(&self) -> Revision {
         let mut nodes: Vec<&Node> = self.nodes.iter().collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
-        let nodes: Vec<Value> = nodes
-            .into_iter()
-            .map(|n| {
-                json!({"id": n.id, "operator_id": n.operator_id,
-                       "operator_revision": n.operator_revision, "ports": n.ports,
-                       "params": n.params})
-            })
-            .collect();
         let mut edges: Vec<(&str, &str, &str, &str)> = self
             .edges
             .iter()
@@ -220,60 +220,143 @@ impl WorkflowDocument {
             })
             .collect();
         edges.sort();
-        revision_of(&json!({
-            "schema_version": self.schema_version,
-            "nodes": nodes,
-            "edges": edges,
-        }))
+        let mut out = Vec::with_capacity(256 * (nodes.len() + edges.len()) + 64);
+        out.extend_from_slice(b"{\"edges\":");
+        write_canonical_into(&edges, &mut out);
+        out.extend_from_slice(b",\"nodes\":[");
+        // The canonical ports of the last node of each operator revision,
+        // reused while the next node's ports are equal to them.
+        let mut ports_seen: HashMap<(&str, &str), (&Ports, std::ops::Range<usize>)> =
+            HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"id\":");
+            write_canonical_into(&n.id, &mut out);
+            out.extend_from_slice(b",\"operator_id\":");
+            write_canonical_into(&n.operator_id, &mut out);
+            out.extend_from_slice(b",\"operator_revision\":");
+            write_canonical_into(&n.operator_revision, &mut out);
+            out.extend_from_slice(b",\"params\":");
+            write_canonical_into(&n.params, &mut out);
+            out.extend_from_slice(b",\"ports\":");
+            let key = (n.operator_id.as_str(), n.operator_revision.as_str());
+            match ports_seen.get(&key) {
+                Some((ports, range)) if **ports == n.ports => {
+                    let range = range.clone();
+                    out.extend_from_within(range);
+                }
+                _ => {
+                    let start = out.len();
+                    write_canonical_into(&n.ports, &mut out);
+                    ports_seen.insert(key, (&n.ports, start..out.len()));
+                }
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"],\"schema_version\":");
+        write_canonical_into(&self.schema_version, &mut out);
+        out.push(b'}');
+        digest_bytes(&out)
     }
 
     /// The full revision compare-and-swap uses: the whole document, layout
     /// and notes included, plus the location it is bound to.
     pub fn state_revision(&self, input_location: &str) -> Revision {
-        revision_of(&json!({"document": self, "input_location": input_location}))
+        #[derive(Serialize)]
+        struct State<'a> {
+            document: &'a WorkflowDocument,
+            input_location: &'a str,
+        }
+        revision_of(&State {
+            document: self,
+            input_location,
+        })
     }
 
     /// Node ids in deterministic topological order (Kahn's algorithm, ready
-    /// nodes taken in id order), or the ids caught in a cycle.
+    /// nodes taken in id order), or the ids caught in a cycle (and those
+    /// downstream of it), in id order.
     pub fn topological_order(&self) -> std::result::Result<Vec<String>, Vec<String>> {
-        let mut indegree: BTreeMap<&str, usize> =
-            self.nodes.iter().map(|n| (n.id.as_str(), 0)).collect();
-        let mut successors: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for e in &self.edges {
-            if let Some(d) = indegree.get_mut(e.to_node.as_str()) {
-                *d += 1;
-            }
-            successors
-                .entry(e.from_node.as_str())
-                .or_default()
-                .push(e.to_node.as_str());
+        // Nodes by position: the counts and successor lists are plain
+        // vectors, and only the set of ready nodes is ordered by id.
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(self.nodes.len());
+        let mut ids: Vec<&str> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            index.entry(n.id.as_str()).or_insert_with(|| {
+                ids.push(n.id.as_str());
+                ids.len() - 1
+            });
         }
-        let mut ready: BTreeSet<&str> = indegree
+        let mut indegree = vec![0usize; ids.len()];
+        let mut successors: Vec<Vec<usize>> = vec![Vec::new(); ids.len()];
+        for e in &self.edges {
+            let to = index.get(e.to_node.as_str()).copied();
+            if let Some(to) = to {
+                indegree[to] += 1;
+            }
+            if let Some(&from) = index.get(e.from_node.as_str()) {
+                successors[from].push(to.expect("edge targets exist"));
+            }
+        }
+        let mut ready: BTreeSet<(&str, usize)> = indegree
             .iter()
+            .enumerate()
             .filter(|(_, d)| **d == 0)
-            .map(|(id, _)| *id)
+            .map(|(i, _)| (ids[i], i))
             .collect();
         let mut order = Vec::with_capacity(self.nodes.len());
-        while let Some(id) = ready.pop_first() {
+        let mut done = vec![false; ids.len()];
+        while let Some((id, i)) = ready.pop_first() {
             order.push(id.to_owned());
-            for next in successors.get(id).into_iter().flatten() {
-                let d = indegree.get_mut(next).expect("edge targets exist");
-                *d -= 1;
-                if *d == 0 {
-                    ready.insert(next);
+            done[i] = true;
+            for &next in &successors[i] {
+                indegree[next] -= 1;
+                if indegree[next] == 0 {
+                    ready.insert((ids[next], next));
                 }
             }
         }
         if order.len() == self.nodes.len() {
             Ok(order)
         } else {
-            let done: BTreeSet<&str> = order.iter().map(String::as_str).collect();
-            Err(indegree
-                .keys()
-                .filter(|id| !done.contains(*id))
-                .map(|id| (*id).to_owned())
-                .collect())
+            let mut caught: Vec<String> = (0..ids.len())
+                .filter(|i| !done[*i])
+                .map(|i| ids[i].to_owned())
+                .collect();
+            caught.sort();
+            Err(caught)
         }
+    }
+
+    /// Whether an edge from `from` to `to` would close a cycle in this
+    /// acyclic document: whether `from` is reachable from `to`. Linear in
+    /// the edges, where a full topological order also sorts every node.
+    pub(crate) fn reaches(&self, to: &str, from: &str) -> bool {
+        if to == from {
+            return true;
+        }
+        let mut successors: HashMap<&str, Vec<&str>> = HashMap::new();
+        for e in &self.edges {
+            successors
+                .entry(e.from_node.as_str())
+                .or_default()
+                .push(e.to_node.as_str());
+        }
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut stack = vec![to];
+        while let Some(id) = stack.pop() {
+            for &next in successors.get(id).into_iter().flatten() {
+                if next == from {
+                    return true;
+                }
+                if seen.insert(next) {
+                    stack.push(next);
+                }
+            }
+        }
+        false
     }
 
     /// Checks every structural invariant of a stored document.
@@ -296,7 +379,9 @@ impl WorkflowDocument {
                 "the title is longer than {MAX_TITLE_CHARS} characters"
             ));
         }
-        let mut ids = BTreeSet::new();
+        let mut ids = std::collections::HashSet::with_capacity(
+            self.nodes.len() + self.edges.len() + self.notes.len() + self.stages.len(),
+        );
         let all_ids = self
             .nodes
             .iter()
@@ -501,4 +586,64 @@ fn check_edge_ends<'a>(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::transaction::{Operation, apply_operations};
+    use serde_json::json;
+
+    /// The semantic revision as its definition states it, built as a value.
+    fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
+        let mut nodes: Vec<&Node> = doc.nodes.iter().collect();
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        let nodes: Vec<Value> = nodes
+            .into_iter()
+            .map(|n| {
+                json!({"id": n.id, "operator_id": n.operator_id,
+                       "operator_revision": n.operator_revision, "ports": n.ports,
+                       "params": n.params})
+            })
+            .collect();
+        let mut edges: Vec<_> = doc
+            .edges
+            .iter()
+            .map(|e| (&e.from_node, &e.from_port, &e.to_node, &e.to_port))
+            .collect();
+        edges.sort();
+        revision_of(&json!({"schema_version": doc.schema_version, "nodes": nodes, "edges": edges}))
+    }
+
+    #[test]
+    fn the_semantic_revision_is_its_definition_with_ports_shared_or_not() {
+        let catalog = Catalog::builtin().unwrap();
+        let add = |id: &str, operator: &str, params: Value| Operation::AddOperator {
+            node_id: id.into(),
+            operator_id: operator.into(),
+            params: serde_json::from_value(params).unwrap(),
+            x: 0.0,
+            y: 0.0,
+        };
+        let operations = vec![
+            add("b-reads", "files.import", json!({"path": "r.fastq"})),
+            add("a-qc", "qc.fastqc", json!({"threads": 2})),
+            add("c-qc", "qc.fastqc", json!({})),
+            Operation::Connect {
+                edge_id: "e1".into(),
+                from_node: "b-reads".into(),
+                from_port: "file".into(),
+                to_node: "c-qc".into(),
+                to_port: "reads".into(),
+            },
+        ];
+        let mut doc =
+            apply_operations(&WorkflowDocument::empty("t"), &catalog, &operations).unwrap();
+        assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
+        // A node whose pinned ports differ from another's of the same
+        // revision is not given the other's.
+        doc.nodes[2].ports.inputs.clear();
+        assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
+    }
 }

@@ -8,6 +8,7 @@
 
 pub mod assessment;
 pub mod canonical;
+mod canonical_writer;
 pub mod catalog;
 pub mod compile;
 pub mod error;

@@ -325,8 +325,12 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 )
                 .with_detail("edge_id", &existing.id));
             }
+            // The document is acyclic, so the edge closes a cycle exactly
+            // when its source is reachable from its target; only then is
+            // the full order computed, for the nodes the error names.
+            let closes_cycle = doc.reaches(to_node, from_node);
             doc.edges.push(edge);
-            if let Err(cycle) = doc.topological_order() {
+            if closes_cycle && let Err(cycle) = doc.topological_order() {
                 return Err(cycle_error(&cycle));
             }
         }
