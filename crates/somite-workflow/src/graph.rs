@@ -13,7 +13,8 @@ use crate::canonical::{Revision, is_revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
-use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
+use crate::source::{Replacement, SOURCE_OPERATOR_ID, SourceBinding};
+use crate::variant::VariantOrigin;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -35,6 +36,11 @@ pub struct WorkflowDocument {
     pub notes: Vec<Note>,
     #[serde(default)]
     pub stages: Vec<Stage>,
+    /// Set when this native graph was promoted from a source workflow: the
+    /// source it came from (kept whole, so it can be restored) and what
+    /// became of each of its invocations (see [`crate::variant`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_origin: Option<Box<VariantOrigin>>,
 }
 
 /// One operator instance on the canvas.
@@ -60,6 +66,10 @@ pub struct Node {
     /// nodes (see [`crate::source`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Box<SourceBinding>>,
+    /// On a source node: catalog operators standing in for invocations of
+    /// the pipeline, in invocation order (see [`crate::variant`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replacements: Vec<Replacement>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +161,7 @@ impl WorkflowDocument {
             edges: Vec::new(),
             notes: Vec::new(),
             stages: Vec::new(),
+            variant_origin: None,
         }
     }
 
@@ -202,9 +213,15 @@ impl WorkflowDocument {
         let nodes: Vec<Value> = nodes
             .into_iter()
             .map(|n| {
-                json!({"id": n.id, "operator_id": n.operator_id,
+                let mut node = json!({"id": n.id, "operator_id": n.operator_id,
                        "operator_revision": n.operator_revision, "ports": n.ports,
-                       "params": n.params})
+                       "params": n.params});
+                // Replacements change what a source node stands for; a node
+                // without any keeps the revision it always had.
+                if !n.replacements.is_empty() {
+                    node["replacements"] = json!(n.replacements);
+                }
+                node
             })
             .collect();
         let mut edges: Vec<(&str, &str, &str, &str)> = self
@@ -317,6 +334,7 @@ impl WorkflowDocument {
             }
         }
         self.validate_source()?;
+        crate::variant::validate(self)?;
         for n in &self.nodes {
             if !is_revision(&n.operator_revision) {
                 return invalid(format!("node `{}` has no valid operator revision", n.id));
