@@ -131,7 +131,10 @@ impl<'a> Walk<'a> {
 }
 
 /// The output of an earlier invocation a channel source names.
-fn upstream(local: &HashMap<&str, (String, Vec<String>)>, source: &ChannelSource) -> Option<PortRef> {
+fn upstream(
+    local: &HashMap<&str, (String, Vec<String>)>,
+    source: &ChannelSource,
+) -> Option<PortRef> {
     let ChannelSource::Output { call, output } = source else {
         return None;
     };

@@ -11,21 +11,21 @@
 //! [`verified_outline`] re-opens a node's tree — checking its digest again —
 //! whenever the tree is used.
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use somite_outline::{Outline, OutlineError};
 use somite_source::{
     CommitSha, PinnedSource, SourceOrigin, SourceStore, TreeDigest, VerifiedSource,
 };
 use somite_workflow::Revision;
 use somite_workflow::compile::{PackageFile, SourceEnvironment, SourceInputs, SourceProcessRun};
+use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::source::{
     InvocationPort, InvocationPortRef, SourceBinding, SourceInvocation, SourceParam,
     SourceParamType, SourceProcess, SourceProvider, infer_port_type,
 };
-use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::{GraphTransaction, Operation};
 use somite_workflow::{ErrorCode, SomiteError};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -339,8 +339,13 @@ fn read_tree(root: &Path) -> std::io::Result<Vec<PackageFile>> {
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SourceEdit {
     /// Sets a pipeline parameter, checked against the pinned schema.
-    SetParam { param: String, value: Value },
-    UnsetParam { param: String },
+    SetParam {
+        param: String,
+        value: Value,
+    },
+    UnsetParam {
+        param: String,
+    },
     /// Stands a catalog operator in for one invocation; `inputs` and
     /// `outputs` map invocation ports to operator ports (omitted: by type).
     ReplaceInvocation {
@@ -351,7 +356,9 @@ pub enum SourceEdit {
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         outputs: BTreeMap<String, String>,
     },
-    RestoreInvocation { invocation: String },
+    RestoreInvocation {
+        invocation: String,
+    },
 }
 
 /// The body of a source edit: one compare-and-swap transaction.

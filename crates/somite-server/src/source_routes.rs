@@ -191,14 +191,19 @@ pub async fn outline(
             .document()
             .node(&node_id)
             .filter(|n| n.source.is_some());
-        node.map(|n| (n.source().cloned().expect("filtered"), n.replacements.clone()))
-            .ok_or_else(|| {
-                ApiError::from(SomiteError::new(
-                    ErrorCode::UnknownNode,
-                    format!("there is no source node `{node_id}`"),
-                    "read the workflow and use the id of its workflow.source node",
-                ))
-            })?
+        node.map(|n| {
+            (
+                n.source().cloned().expect("filtered"),
+                n.replacements.clone(),
+            )
+        })
+        .ok_or_else(|| {
+            ApiError::from(SomiteError::new(
+                ErrorCode::UnknownNode,
+                format!("there is no source node `{node_id}`"),
+                "read the workflow and use the id of its workflow.source node",
+            ))
+        })?
     };
     let store = store(&state)?;
     let (verified, outline) = tokio::task::spawn_blocking(move || {

@@ -23,8 +23,8 @@ use crate::operator::{
     check_import_path,
 };
 use crate::source::{SourceBinding, control_type};
-use crate::variant::UnrepresentedInvocation;
 use crate::source_map::SourceLocation;
+use crate::variant::UnrepresentedInvocation;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;

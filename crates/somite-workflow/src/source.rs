@@ -224,9 +224,9 @@ fn type_of_suffix(name: &str) -> Option<PortType> {
         (".json", PortType::Json),
         (".tsv", PortType::Table),
         (".csv", PortType::Table),
+        // Not `.yml`: in a module that is a configuration file or the
+        // versions record, never the data a catalog operator takes or gives.
         (".txt", PortType::Text),
-        (".yml", PortType::Text),
-        (".yaml", PortType::Text),
         (".log", PortType::Text),
         (".png", PortType::Image),
         (".svg", PortType::Image),

@@ -115,6 +115,13 @@ pub enum Operation {
     },
     /// Restores the source node a variant was promoted from.
     RevertVariant {},
+    /// Records that native node `node_id` of a variant does the work of an
+    /// invocation the promotion could not represent, which meets its
+    /// `unrepresented_source_step` requirement.
+    RepresentInvocation {
+        invocation: String,
+        node_id: String,
+    },
     /// Places a pinned source workflow on an empty canvas. Only the resolve
     /// surfaces build it, from a tree they just verified and outlined, so a
     /// client cannot send one (it does not deserialize); it is serialized
@@ -295,7 +302,11 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
         } => {
             let node = source_node(doc, node_id)?;
             variant::invocation(node.source().expect("a source node"), invocation)?;
-            if !node.replacements.iter().any(|r| r.invocation == *invocation) {
+            if !node
+                .replacements
+                .iter()
+                .any(|r| r.invocation == *invocation)
+            {
                 return Err(SomiteError::new(
                     ErrorCode::UnknownInvocation,
                     format!("{invocation} has no replacement to restore"),
@@ -311,6 +322,10 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             invocations,
         } => variant::promote(doc, catalog, node_id, invocations)?,
         Operation::RevertVariant {} => variant::revert(doc)?,
+        Operation::RepresentInvocation {
+            invocation,
+            node_id,
+        } => variant::represent(doc, invocation, node_id)?,
         Operation::RemoveOperator { node_id } => {
             existing_node(doc, node_id)?;
             doc.nodes.retain(|n| n.id != *node_id);

@@ -72,6 +72,9 @@ pub enum PromotedHow {
     Selected,
     /// The catalog declares an operator for its nf-core module.
     CatalogEquivalent,
+    /// The promotion could not represent it; the user named the native node
+    /// that does its work (`represent_invocation`).
+    Added,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,15 +90,15 @@ fn unknown_invocation(binding: &SourceBinding, invocation: &str) -> SomiteError 
     let known: Vec<&str> = binding.invocations.iter().map(|i| i.id.as_str()).collect();
     SomiteError::new(
         ErrorCode::UnknownInvocation,
-        format!(
-            "{} has no invocation `{invocation}`",
-            binding.repository
-        ),
+        format!("{} has no invocation `{invocation}`", binding.repository),
         if known.is_empty() {
             "resolve the pipeline again: this node was pinned before invocations were recorded"
                 .to_owned()
         } else {
-            format!("use a fully-qualified name from the outline: {}", known.join(", "))
+            format!(
+                "use a fully-qualified name from the outline: {}",
+                known.join(", ")
+            )
         },
     )
     .with_detail("invocation", invocation)
@@ -272,7 +275,10 @@ pub fn replacement(
                     .ty
                     .is_some_and(|ty| spec.refusal(&spec_of(&ip.name, ty)).is_none())
         }) else {
-            let found = inv.inputs.iter().find(|ip| !used.contains(ip.name.as_str()));
+            let found = inv
+                .inputs
+                .iter()
+                .find(|ip| !used.contains(ip.name.as_str()));
             return Err(Misfit {
                 invocation: invocation_id,
                 direction: Direction::Input,
@@ -531,7 +537,11 @@ pub(crate) fn promote(
             let Some(port) = find(&inv.inputs, &pair.invocation_port) else {
                 continue;
             };
-            let Some(target) = to.ports.inputs.iter().find(|p| p.name == pair.operator_port)
+            let Some(target) = to
+                .ports
+                .inputs
+                .iter()
+                .find(|p| p.name == pair.operator_port)
             else {
                 continue;
             };
@@ -542,7 +552,11 @@ pub(crate) fn promote(
                 let Some(out) = up.outputs.iter().find(|o| o.invocation_port == from.port) else {
                     continue;
                 };
-                let Some(spec) = up.ports.outputs.iter().find(|p| p.name == out.operator_port)
+                let Some(spec) = up
+                    .ports
+                    .outputs
+                    .iter()
+                    .find(|p| p.name == out.operator_port)
                 else {
                     continue;
                 };
@@ -625,6 +639,45 @@ pub(crate) fn revert(doc: &mut WorkflowDocument) -> Result<()> {
     Ok(())
 }
 
+/// Moves `invocation` from the variant's unrepresented steps to its
+/// promoted ones, done by the native node `node_id`.
+pub(crate) fn represent(doc: &mut WorkflowDocument, invocation: &str, node_id: &str) -> Result<()> {
+    let native = doc.node(node_id).is_some_and(|n| n.source.is_none());
+    let Some(origin) = doc.variant_origin.as_deref_mut() else {
+        return Err(SomiteError::new(
+            ErrorCode::NotAVariant,
+            "this workflow was not promoted from a source workflow",
+            "only a promoted variant has unrepresented steps",
+        ));
+    };
+    if !native {
+        return Err(SomiteError::new(
+            ErrorCode::UnknownNode,
+            format!("there is no native node `{node_id}`"),
+            "add the native node doing the step's work first, in the same transaction or before",
+        ));
+    }
+    let Some(at) = origin
+        .unrepresented
+        .iter()
+        .position(|u| u.invocation == invocation)
+    else {
+        return Err(SomiteError::new(
+            ErrorCode::UnknownInvocation,
+            format!("`{invocation}` is not an unrepresented step of this variant"),
+            "read variant_origin.unrepresented and name one of its invocations",
+        )
+        .with_detail("invocation", invocation));
+    };
+    origin.unrepresented.remove(at);
+    origin.promoted.push(PromotedInvocation {
+        invocation: invocation.to_owned(),
+        node_id: node_id.to_owned(),
+        how: PromotedHow::Added,
+    });
+    Ok(())
+}
+
 pub(crate) fn not_a_source(doc: &WorkflowDocument, node_id: &str) -> SomiteError {
     let (code, message) = match doc.node(node_id) {
         Some(node) => (
@@ -634,7 +687,10 @@ pub(crate) fn not_a_source(doc: &WorkflowDocument, node_id: &str) -> SomiteError
                 node.operator_id
             ),
         ),
-        None => (ErrorCode::UnknownNode, format!("there is no node `{node_id}`")),
+        None => (
+            ErrorCode::UnknownNode,
+            format!("there is no node `{node_id}`"),
+        ),
     };
     SomiteError::new(
         code,

@@ -233,9 +233,8 @@ pub fn run(args: SourceArgs) -> anyhow::Result<ExitCode> {
                 std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
                 bytes
             } else {
-                std::fs::read(&file).map_err(|e| {
-                    Failure::usage(format!("cannot read {}: {e}", file.display()))
-                })?
+                std::fs::read(&file)
+                    .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?
             };
             let body: SourceEditRequest = serde_json::from_slice(&bytes).map_err(|e| {
                 fail(
