@@ -53,15 +53,16 @@ pub enum ItemKind {
     InputOrigin,
     Parameter,
     Input,
-    /// A step of the source pipeline a promoted variant has no native node
-    /// for (see [`crate::variant`]).
-    UnrepresentedSourceStep,
     ManagedResource,
     ManualCheckpoint,
     MethodDetails,
     LegacyTool,
     Adapter,
     Toolchain,
+    /// A step of the source pipeline a promoted variant has no native node
+    /// for (see [`crate::variant`]); last so the priorities of the kinds
+    /// before it stay what clients already know.
+    UnrepresentedSourceStep,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

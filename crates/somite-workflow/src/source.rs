@@ -479,3 +479,70 @@ pub fn check_source_param(
 pub(crate) fn control_type(param: &SourceParam) -> ParamType {
     param.ty.param_type()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn port_types_come_from_patterns_then_a_single_format_word() {
+        let p = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            infer_port_type(&p(&["*.{fastq.gz}"]), None),
+            Some(PortType::FastqGz)
+        );
+        assert_eq!(
+            infer_port_type(&p(&["*_{fastqc.html}", "*.html"]), None),
+            Some(PortType::Html)
+        );
+        // Patterns that disagree, or name what Somite has no type for: unknown.
+        assert_eq!(infer_port_type(&p(&["*.{bam,cram}"]), None), None);
+        assert_eq!(infer_port_type(&p(&["*.bam", "*.bai"]), None), None);
+        assert_eq!(infer_port_type(&p(&["versions.yml"]), None), None);
+        // No pattern: one format word in the description, else unknown.
+        assert_eq!(
+            infer_port_type(&[], Some("List of input FastQ files")),
+            Some(PortType::Fastq)
+        );
+        assert_eq!(infer_port_type(&[], Some("FastQC report")), None);
+        assert_eq!(infer_port_type(&[], Some("BAM or FASTA files")), None);
+        // A pattern wins over the description.
+        assert_eq!(
+            infer_port_type(&p(&["*.bam"]), Some("FastQ files")),
+            Some(PortType::Bam)
+        );
+    }
+
+    #[test]
+    fn minimum_and_maximum_are_refused_as_out_of_range() {
+        let spec: SourceParam = serde_json::from_value(json!({
+            "name": "threads", "group": null, "type": "integer", "description": null,
+            "help_text": null, "default": 2, "enum": [], "pattern": null,
+            "minimum": 1.0, "maximum": 8.0, "format": null, "exists": false,
+            "required": false, "hidden": false,
+        }))
+        .unwrap();
+        let binding = SourceBinding {
+            provider: SourceProvider::NfCore,
+            repository: "nf-core/demo".into(),
+            release: Some("1.0.1".into()),
+            git_ref: None,
+            commit: "0".repeat(40),
+            tree_digest: format!("blake3:{}", "0".repeat(64)),
+            entry: "main.nf".into(),
+            name: "demo".into(),
+            description: None,
+            nextflow_version: None,
+            params: vec![spec],
+            processes: Vec::new(),
+            invocations: Vec::new(),
+        };
+        let code =
+            |v: Value| check_source_param(&binding, "source", "threads", &v).map_err(|e| e.code);
+        assert_eq!(code(json!(0)), Err(ErrorCode::ParamOutOfRange));
+        assert_eq!(code(json!(9)), Err(ErrorCode::ParamOutOfRange));
+        assert_eq!(code(json!(2.5)), Err(ErrorCode::InvalidParamType));
+        assert_eq!(code(json!(8)), Ok(()));
+    }
+}
