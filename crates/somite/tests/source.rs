@@ -307,6 +307,18 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
         ok(&client, SOURCE_WORKFLOW_EDIT, edit).await["replayed"],
         true
     );
+    // The outline draws the replaced call with its replacement.
+    let outline: Value = reqwest::get(format!("{}/api/source/nodes/source/outline", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let invocations = outline["invocations"].as_array().unwrap();
+    assert_eq!(invocations[0]["id"], fastqc);
+    assert_eq!(invocations[0]["inputs"][0]["type"], "Fastq");
+    assert_eq!(invocations[0]["replacement"]["operator_id"], "qc.fastqc");
+    assert!(invocations[1]["replacement"].is_null());
     let misfit = refused(
         &client,
         SOURCE_WORKFLOW_EDIT,
