@@ -29,6 +29,8 @@ pub mod somite {
     pub const SOURCE_SEARCH_NFCORE: &str = "somite.source_workflow.search_nfcore";
     pub const SOURCE_RESOLVE_NFCORE: &str = "somite.source_workflow.resolve_nfcore";
     pub const SOURCE_RESOLVE_GITHUB: &str = "somite.source_workflow.resolve_github";
+    pub const SOURCE_WORKFLOW_EDIT: &str = "somite.source_workflow.edit";
+    pub const SOURCE_WORKFLOW_PROMOTE: &str = "somite.source_workflow.promote";
 
     /// Every tool, in the order the server lists them.
     pub const ALL: &[&str] = &[
@@ -49,6 +51,8 @@ pub mod somite {
         SOURCE_SEARCH_NFCORE,
         SOURCE_RESOLVE_NFCORE,
         SOURCE_RESOLVE_GITHUB,
+        SOURCE_WORKFLOW_EDIT,
+        SOURCE_WORKFLOW_PROMOTE,
     ];
 }
 

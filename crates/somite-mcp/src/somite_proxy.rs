@@ -83,7 +83,9 @@ catalog: only the user can accept it, in the Project tools panel — tell them i
 Nextflow pipeline instead, on an empty canvas: somite.source_workflow.search_nfcore, then \
 somite.source_workflow.resolve_nfcore with an exact release it returned (or \
 somite.source_workflow.resolve_github with OWNER/REPO and a ref), then set the source node's \
-required parameters with set_param and call somite.readiness.get; add no other nodes beside it.";
+required parameters with set_param and call somite.readiness.get; add no other nodes beside it. To \
+swap one of its steps for a catalog operator, replace_invocation with somite.source_workflow.edit, \
+then somite.source_workflow.promote it into a native variant.";
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -442,6 +444,14 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         somite_api::tools::somite::SOURCE_RESOLVE_NFCORE
         | somite_api::tools::somite::SOURCE_RESOLVE_GITHUB => Effects {
             effects: &[Effect::Writes, Effect::ReachesNetwork],
+            idempotent: true,
+        },
+        // Typed edits and promotion of a source node: local, compare-and-swap
+        // transactions (a replacement or promotion supersedes what was
+        // there, kept whole in the document), replayed through their key.
+        somite_api::tools::somite::SOURCE_WORKFLOW_EDIT
+        | somite_api::tools::somite::SOURCE_WORKFLOW_PROMOTE => Effects {
+            effects: &[Effect::Writes],
             idempotent: true,
         },
         somite_api::tools::somite::WORKFLOW_COMPILE

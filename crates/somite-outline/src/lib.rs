@@ -38,13 +38,16 @@
 mod config;
 mod environment;
 mod error;
+mod invocation;
 pub mod lexer;
+mod meta;
 mod model;
 mod schema;
 mod script;
 mod syntax;
 
 pub use error::OutlineError;
+pub use invocation::{MAX_INVOCATIONS, invocations};
 pub use model::*;
 pub use script::MAX_SOURCES;
 
@@ -60,6 +63,8 @@ const SCHEMA_FILE: &str = "nextflow_schema.json";
 const DEFAULT_ENTRY: &str = "main.nf";
 /// The Conda environment file nf-core modules keep beside `main.nf`.
 const MODULE_ENVIRONMENT: &str = "environment.yml";
+/// The port documentation nf-core modules keep beside `main.nf`.
+const MODULE_META: &str = "meta.yml";
 
 /// How much of a tree the outline reads; see the crate docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +121,7 @@ pub fn outline_with(root: &Path, limits: &Limits) -> Result<Outline, OutlineErro
     let scripts = read_scripts(&mut tree, &entry)?;
     let mut scripts = resolve_calls(scripts, &mut tree.diagnostics);
     attach_environments(&mut tree, &mut scripts)?;
+    attach_module_meta(&mut tree, &mut scripts)?;
 
     let (param_groups, mut params) = match tree.read(SCHEMA_FILE)? {
         Some(src) => match schema::read(SCHEMA_FILE, &src) {
@@ -357,6 +363,35 @@ fn attach_environments(
                     environment: None,
                 })
                 .environment = environment;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the `meta.yml` beside a module script that declares exactly one
+/// process (an nf-core module): it documents that process's ports.
+fn attach_module_meta(
+    tree: &mut Tree,
+    scripts: &mut BTreeMap<String, script::Script>,
+) -> Result<(), OutlineError> {
+    for (file, script) in scripts.iter_mut() {
+        let [process] = script.processes.as_mut_slice() else {
+            continue;
+        };
+        let Some(path) = join(parent(file), MODULE_META).filter(|p| tree.is_file(p)) else {
+            continue;
+        };
+        let Some(src) = tree.read(&path)? else {
+            continue;
+        };
+        match meta::read(&path, &src) {
+            Ok(meta) => process.meta = Some(meta),
+            Err(error) => tree.diagnostic(
+                DiagnosticCode::InvalidDocument,
+                &path,
+                None,
+                format!("not an nf-core module meta.yml: {error}"),
+            ),
         }
     }
     Ok(())

@@ -239,6 +239,80 @@ pub struct Process {
     pub body: Option<String>,
     pub opaque: Vec<Opaque>,
     pub location: Location,
+    /// The nf-core `meta.yml` beside the process's script, when there is
+    /// one: what its inputs and outputs hold, in the module's own words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ModuleMeta>,
+}
+
+/// The ports an nf-core module's `meta.yml` documents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModuleMeta {
+    pub file: String,
+    pub inputs: Vec<MetaPort>,
+    pub outputs: Vec<MetaPort>,
+}
+
+/// One documented component of a module's input or output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MetaPort {
+    /// The output channel (`emit:` name) the component belongs to, in the
+    /// nested `meta.yml` layout; none in the flat one.
+    pub channel: Option<String>,
+    /// The component's name (`reads`) or file pattern (`*.html`).
+    pub name: String,
+    /// `file`, `map`, `string`, … as the module writes it.
+    pub kind: Option<String>,
+    pub description: Option<String>,
+    pub pattern: Option<String>,
+    /// EDAM ontology URLs (`http://edamontology.org/format_1930`).
+    pub ontologies: Vec<String>,
+}
+
+/// One process call reached from the entry workflow, named as Nextflow
+/// names its tasks: the call names of the workflows down to it, joined
+/// with `:` (`NFCORE_DEMO:DEMO:FASTQC`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Invocation {
+    pub id: String,
+    /// The name as called (an include's alias when it has one).
+    pub call: String,
+    /// The workflow whose body makes the call; none for the entry workflow.
+    pub workflow: Option<String>,
+    /// The declared process name.
+    pub process: String,
+    /// Where the process is declared.
+    pub location: Location,
+    pub inputs: Vec<InvocationPort>,
+    pub outputs: Vec<InvocationPort>,
+}
+
+/// One data port of an invocation: an input component other than the
+/// `val(meta)` map, or an output declaration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InvocationPort {
+    /// An input's component name, an output's `emit:` name (else `out<N>`).
+    pub name: String,
+    /// The declaration as written.
+    pub text: String,
+    /// File patterns known for the port: the `meta.yml` pattern, then the
+    /// declaration's own.
+    pub patterns: Vec<String>,
+    /// The `meta.yml` description.
+    pub description: Option<String>,
+    pub ontologies: Vec<String>,
+    /// For an input: the outputs of earlier invocations in the same
+    /// workflow that statically flow into it.
+    pub from: Vec<PortRef>,
+}
+
+/// A port of another invocation.
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+pub struct PortRef {
+    pub invocation: String,
+    pub port: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

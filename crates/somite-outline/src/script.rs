@@ -665,6 +665,7 @@ impl Reader<'_> {
             body: None,
             opaque: Vec::new(),
             location: self.location(range.start),
+            meta: None,
         };
         let (preamble, found) = sections(
             self.tokens,

@@ -400,6 +400,7 @@ impl Project {
             return Err(self.stale());
         }
         let next = apply_operations(self.document(), &self.catalog, &txn.operations)?;
+        crate::source::check_paths_exist(&next, &txn.operations, self.layout.root())?;
         let staged = Snapshot::new(next, &self.layout.graph_location());
         let outcome = TransactionOutcome {
             previous_state_revision: self.state_revision().clone(),

@@ -11,18 +11,22 @@
 //! [`verified_outline`] re-opens a node's tree — checking its digest again —
 //! whenever the tree is used.
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use somite_outline::{Outline, OutlineError};
 use somite_source::{
     CommitSha, PinnedSource, SourceOrigin, SourceStore, TreeDigest, VerifiedSource,
 };
 use somite_workflow::Revision;
 use somite_workflow::compile::{PackageFile, SourceEnvironment, SourceInputs, SourceProcessRun};
+use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::source::{
-    SourceBinding, SourceParam, SourceParamType, SourceProcess, SourceProvider,
+    InvocationPort, InvocationPortRef, SourceBinding, SourceInvocation, SourceParam,
+    SourceParamType, SourceProcess, SourceProvider, infer_port_type,
 };
 use somite_workflow::transaction::{GraphTransaction, Operation};
 use somite_workflow::{ErrorCode, SomiteError};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Where a source node stands unless the caller says otherwise.
@@ -99,7 +103,39 @@ pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
         nextflow_version: outline.manifest.nextflow_version.clone(),
         params,
         processes,
+        invocations: invocations_of(outline),
     }
+}
+
+/// The outline's invocations with their ports typed (see
+/// [`somite_workflow::source::infer_port_type`]).
+pub fn invocations_of(outline: &Outline) -> Vec<SourceInvocation> {
+    let port = |p: &somite_outline::InvocationPort| InvocationPort {
+        name: p.name.clone(),
+        ty: infer_port_type(&p.patterns, p.description.as_deref()),
+        text: p.text.clone(),
+        from: p
+            .from
+            .iter()
+            .map(|r| InvocationPortRef {
+                invocation: r.invocation.clone(),
+                port: r.port.clone(),
+            })
+            .collect(),
+    };
+    somite_outline::invocations(outline)
+        .into_iter()
+        .map(|i| SourceInvocation {
+            id: i.id,
+            call: i.call,
+            workflow: i.workflow,
+            process: i.process,
+            file: i.location.file,
+            line: i.location.line,
+            inputs: i.inputs.iter().map(port).collect(),
+            outputs: i.outputs.iter().map(port).collect(),
+        })
+        .collect()
 }
 
 fn type_of_value(value: &serde_json::Value) -> Option<SourceParamType> {
@@ -136,6 +172,48 @@ pub fn place_transaction(
             y,
         }],
     }
+}
+
+/// Refuses a `set_param` of a source path parameter whose schema says
+/// `exists: true` when nothing is at that path (relative to the project
+/// folder): the pure domain checks the value's shape, this the file system.
+/// A file that disappears later is a readiness item instead.
+pub fn check_paths_exist(
+    doc: &WorkflowDocument,
+    operations: &[Operation],
+    root: &Path,
+) -> Result<(), SomiteError> {
+    for (index, op) in operations.iter().enumerate() {
+        let Operation::SetParam {
+            node_id,
+            param,
+            value,
+        } = op
+        else {
+            continue;
+        };
+        let Some(spec) = doc
+            .node(node_id)
+            .and_then(|n| n.source())
+            .and_then(|b| b.param(param))
+        else {
+            continue;
+        };
+        let Some(path) = value.as_str() else {
+            continue;
+        };
+        if spec.is_path() && spec.exists && !root.join(path).exists() {
+            return Err(SomiteError::new(
+                ErrorCode::ParamPathNotFound,
+                format!("`{param}` names `{path}`, and nothing is there"),
+                "choose an existing file (a path relative to the project folder, or absolute)",
+            )
+            .with_detail("param", param)
+            .with_detail("path", path)
+            .at_operation(index));
+        }
+    }
+    Ok(())
 }
 
 /// Opens the node's pinned tree (its digest checked again now) and outlines it.
@@ -251,4 +329,125 @@ fn read_tree(root: &Path) -> std::io::Result<Vec<PackageFile>> {
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// One typed edit of a source node: the body of
+/// `POST /api/source/nodes/{id}/edit`, `somite.source_workflow.edit` and
+/// `somite source edit` lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SourceEdit {
+    /// Sets a pipeline parameter, checked against the pinned schema.
+    SetParam {
+        param: String,
+        value: Value,
+    },
+    UnsetParam {
+        param: String,
+    },
+    /// Stands a catalog operator in for one invocation; `inputs` and
+    /// `outputs` map invocation ports to operator ports (omitted: by type).
+    ReplaceInvocation {
+        invocation: String,
+        operator_id: String,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        inputs: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        outputs: BTreeMap<String, String>,
+    },
+    RestoreInvocation {
+        invocation: String,
+    },
+}
+
+/// The body of a source edit: one compare-and-swap transaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SourceEditRequest {
+    /// The `state_revision` the edits were made against.
+    pub base_state_revision: String,
+    /// A fresh key per intended edit, `^[A-Za-z0-9_-]{8,128}$`; repeating
+    /// the identical request with it replays the original result.
+    pub idempotency_key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    pub edits: Vec<SourceEdit>,
+}
+
+impl SourceEditRequest {
+    /// The transaction applying these edits to source node `node_id`.
+    pub fn transaction(self, node_id: &str) -> GraphTransaction {
+        let node_id = node_id.to_owned();
+        let summary = self
+            .summary
+            .unwrap_or_else(|| format!("Edit the source workflow ({} edits)", self.edits.len()));
+        let operations = self
+            .edits
+            .into_iter()
+            .map(|edit| match edit {
+                SourceEdit::SetParam { param, value } => Operation::SetParam {
+                    node_id: node_id.clone(),
+                    param,
+                    value,
+                },
+                SourceEdit::UnsetParam { param } => Operation::UnsetParam {
+                    node_id: node_id.clone(),
+                    param,
+                },
+                SourceEdit::ReplaceInvocation {
+                    invocation,
+                    operator_id,
+                    inputs,
+                    outputs,
+                } => Operation::ReplaceInvocation {
+                    node_id: node_id.clone(),
+                    invocation,
+                    operator_id,
+                    inputs,
+                    outputs,
+                },
+                SourceEdit::RestoreInvocation { invocation } => Operation::RestoreInvocation {
+                    node_id: node_id.clone(),
+                    invocation,
+                },
+            })
+            .collect();
+        GraphTransaction {
+            base_state_revision: self.base_state_revision,
+            idempotency_key: self.idempotency_key,
+            summary,
+            operations,
+        }
+    }
+}
+
+/// The body of a promotion: the replaced invocations to promote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SourcePromoteRequest {
+    pub base_state_revision: String,
+    pub idempotency_key: String,
+    /// Fully-qualified invocation names, each with a replacement.
+    pub invocations: Vec<String>,
+}
+
+impl SourcePromoteRequest {
+    /// The transaction turning source node `node_id` into a native variant.
+    pub fn transaction(self, node_id: &str) -> GraphTransaction {
+        GraphTransaction {
+            base_state_revision: self.base_state_revision,
+            idempotency_key: self.idempotency_key,
+            summary: format!(
+                "Promote {} replaced step(s) into a native variant",
+                self.invocations.len()
+            ),
+            operations: vec![Operation::PromoteSource {
+                node_id: node_id.to_owned(),
+                invocations: self.invocations,
+            }],
+        }
+    }
 }

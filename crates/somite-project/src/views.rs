@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use somite_api::feed::Epoch;
 use somite_workflow::Revision;
 use somite_workflow::graph::WorkflowDocument;
+use somite_workflow::source::{Replacement, SourceInvocation};
 
 /// The identities of one graph state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,4 +142,31 @@ pub struct AttachedCompile {
     /// How the package reached that root: `reflink` (copy-on-write, no
     /// block duplicated) or `copy`; `None` without `output_path`.
     pub copy_method: Option<CopyMethod>,
+}
+
+/// One invocation of a source node as the nested outline draws it: its
+/// typed ports and, when the node replaces it, the replacement:
+/// `GET /api/source/nodes/{id}/outline`'s `invocations`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct InvocationView {
+    #[serde(flatten)]
+    pub invocation: SourceInvocation,
+    pub replacement: Option<Replacement>,
+}
+
+impl InvocationView {
+    /// `invocations` with the replacements of their node.
+    pub fn list(invocations: Vec<SourceInvocation>, replacements: &[Replacement]) -> Vec<Self> {
+        invocations
+            .into_iter()
+            .map(|invocation| InvocationView {
+                replacement: replacements
+                    .iter()
+                    .find(|r| r.invocation == invocation.id)
+                    .cloned(),
+                invocation,
+            })
+            .collect()
+    }
 }

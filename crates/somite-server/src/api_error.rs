@@ -117,10 +117,31 @@ fn domain_status(code: DomainCode) -> StatusCode {
         RunFailed | RunLost => StatusCode::CONFLICT,
         EvidenceTampered => StatusCode::INTERNAL_SERVER_ERROR,
         InvalidRequest | InvalidQuery | InvalidCursor => StatusCode::BAD_REQUEST,
-        InvalidTransaction | TooManyOperations | UnknownOperator | UnknownNode | UnknownPort
-        | UnknownParam | UnknownEdge | UnknownNote | InvalidParamType | ParamOutOfRange
-        | MissingParam | DuplicateId | IncompatiblePorts | PortAlreadyConnected | Cycle
-        | InvalidDocument | InvalidContract => StatusCode::UNPROCESSABLE_ENTITY,
+        InvalidTransaction
+        | TooManyOperations
+        | UnknownOperator
+        | UnknownNode
+        | UnknownPort
+        | UnknownParam
+        | UnknownEdge
+        | UnknownNote
+        | InvalidParamType
+        | ParamOutOfRange
+        | MissingParam
+        | DuplicateId
+        | IncompatiblePorts
+        | PortAlreadyConnected
+        | Cycle
+        | InvalidDocument
+        | InvalidContract
+        | ParamNotInEnum
+        | ParamPatternMismatch
+        | ParamPathNotFound
+        | NotASourceNode
+        | UnknownInvocation
+        | InvocationPortIncompatible
+        | PromotionRefused
+        | NotAVariant => StatusCode::UNPROCESSABLE_ENTITY,
         PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         NotFound => StatusCode::NOT_FOUND,
         ToolchainMissing => StatusCode::SERVICE_UNAVAILABLE,

@@ -76,7 +76,9 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
             "/source/github/resolve",
             post(source_routes::resolve_github),
         )
-        .route("/source/nodes/{id}/outline", get(source_routes::outline));
+        .route("/source/nodes/{id}/outline", get(source_routes::outline))
+        .route("/source/nodes/{id}/edit", post(source_routes::edit))
+        .route("/source/nodes/{id}/promote", post(source_routes::promote));
     let human = shared
         .clone()
         .route("/health", get(routes::health))

@@ -20,9 +20,10 @@ use axum::http::HeaderMap;
 use serde::{Deserialize, Serialize};
 use somite_outline::Outline;
 use somite_project::source::{
-    DEFAULT_POSITION, outline_pinned, place_transaction, verified_outline,
+    DEFAULT_POSITION, SourceEditRequest, SourcePromoteRequest, invocations_of, outline_pinned,
+    place_transaction, verified_outline,
 };
-use somite_project::views::TransactionReply;
+use somite_project::views::{InvocationView, TransactionReply};
 use somite_source::{NfCoreSearchPage, PinnedSource, SourceStore};
 use somite_workflow::source::{DEFAULT_SOURCE_NODE_ID, SourceBinding, SourceParam};
 use somite_workflow::{ErrorCode, SomiteError};
@@ -84,6 +85,9 @@ pub struct SourceOutline {
     pub tree_digest: String,
     pub outline: Outline,
     pub params: Vec<SourceParam>,
+    /// Every process call of the pipeline with typed ports and the node's
+    /// replacement of it, if any.
+    pub invocations: Vec<InvocationView>,
 }
 
 fn store(state: &AppState) -> Result<SourceStore, ApiError> {
@@ -181,10 +185,19 @@ pub async fn outline(
     State(state): State<Arc<AppState>>,
     Path(node_id): Path<String>,
 ) -> Result<Json<SourceOutline>, ApiError> {
-    let binding = {
+    let (binding, replacements) = {
         let project = state.project();
-        let node = project.document().node(&node_id).and_then(|n| n.source());
-        node.cloned().ok_or_else(|| {
+        let node = project
+            .document()
+            .node(&node_id)
+            .filter(|n| n.source.is_some());
+        node.map(|n| {
+            (
+                n.source().cloned().expect("filtered"),
+                n.replacements.clone(),
+            )
+        })
+        .ok_or_else(|| {
             ApiError::from(SomiteError::new(
                 ErrorCode::UnknownNode,
                 format!("there is no source node `{node_id}`"),
@@ -207,6 +220,14 @@ pub async fn outline(
     .map(|((verified, outline), binding)| ((verified, binding), outline))
     .map_err(ApiError::from)?;
     let (verified, binding) = verified;
+    // A node pinned before invocations were recorded has none in its
+    // binding; the outline just read gives them (read-only: without them in
+    // the binding the node cannot be edited per invocation).
+    let invocations = if binding.invocations.is_empty() {
+        invocations_of(&outline)
+    } else {
+        binding.invocations.clone()
+    };
     Ok(Json(SourceOutline {
         node_id,
         repository: binding.repository,
@@ -214,5 +235,37 @@ pub async fn outline(
         tree_digest: verified.tree_digest.as_str().to_owned(),
         outline,
         params: binding.params,
+        invocations: InvocationView::list(invocations, &replacements),
     }))
+}
+
+/// `POST /api/source/nodes/{id}/edit`: typed edits of a source node as one
+/// ordinary transaction (compare-and-swap, replay, feed).
+pub async fn edit(
+    State(state): State<Arc<AppState>>,
+    Path(node_id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<SourceEditRequest>,
+) -> Result<Json<TransactionReply>, ApiError> {
+    let txn = body.transaction(&node_id);
+    let source = edit_source(&headers);
+    blocking(&state, move |s| s.apply(&txn, source))
+        .await
+        .map(Json)
+}
+
+/// `POST /api/source/nodes/{id}/promote`: the selected replacements (and
+/// every invocation the catalog has an equivalent for) become a native
+/// variant, in one transaction.
+pub async fn promote(
+    State(state): State<Arc<AppState>>,
+    Path(node_id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<SourcePromoteRequest>,
+) -> Result<Json<TransactionReply>, ApiError> {
+    let txn = body.transaction(&node_id);
+    let source = edit_source(&headers);
+    blocking(&state, move |s| s.apply(&txn, source))
+        .await
+        .map(Json)
 }

@@ -33,6 +33,7 @@ fn wire_schemas() -> Value {
     add::<somite_runner::RunStarted>(&mut generator);
     add::<somite_runner::RunStatus>(&mut generator);
     add::<somite_project::evidence::EvidenceLookup>(&mut generator);
+    add::<somite_project::views::InvocationView>(&mut generator);
     let definitions: Map<String, Value> = generator.take_definitions(true).into_iter().collect();
     serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",

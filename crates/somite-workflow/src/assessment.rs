@@ -24,6 +24,7 @@ use crate::operator::{
 };
 use crate::source::{SourceBinding, control_type};
 use crate::source_map::SourceLocation;
+use crate::variant::UnrepresentedInvocation;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -58,6 +59,10 @@ pub enum ItemKind {
     LegacyTool,
     Adapter,
     Toolchain,
+    /// A step of the source pipeline a promoted variant has no native node
+    /// for (see [`crate::variant`]); last so the priorities of the kinds
+    /// before it stay what clients already know.
+    UnrepresentedSourceStep,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -507,6 +512,9 @@ pub fn assess_at(
             input_controls,
         });
     }
+    if let Some(origin) = &doc.variant_origin {
+        items.extend(origin.unrepresented.iter().map(unrepresented_step));
+    }
     items.sort_by(item_order);
     nodes.sort_by(|a, b| a.node_id.cmp(&b.node_id));
     let required_count = items.iter().filter(|i| i.required).count();
@@ -607,6 +615,7 @@ fn kind_slug(kind: ItemKind) -> &'static str {
         ItemKind::InputOrigin => "input_origin",
         ItemKind::Parameter => "parameter",
         ItemKind::Input => "input",
+        ItemKind::UnrepresentedSourceStep => "unrepresented_source_step",
         ItemKind::ManagedResource => "managed_resource",
         ItemKind::ManualCheckpoint => "manual_checkpoint",
         ItemKind::MethodDetails => "method_details",
@@ -833,6 +842,35 @@ fn network_item(node: &Node, entry: &CatalogEntry) -> Item {
     it
 }
 
+/// A step of the pipeline the variant does not represent: the variant is not
+/// the pipeline until the user adds a native node doing its work (and then
+/// drops the entry by reverting and promoting again, or accepts the gap by
+/// editing it out of the document).
+fn unrepresented_step(step: &UnrepresentedInvocation) -> Item {
+    let kind = ItemKind::UnrepresentedSourceStep;
+    let id = format!("{}:{}", kind_slug(kind), step.invocation);
+    Item {
+        resolutions: vec![resolution(
+            format!("{id}:add"),
+            ResolutionKind::Build,
+            format!("Add a native node for {}", step.process),
+            true,
+        )],
+        id,
+        node_id: None,
+        operator_id: None,
+        field: Some(step.invocation.clone()),
+        title: format!("{} has no native node", step.invocation),
+        detail: format!("{}.", step.reason),
+        kind,
+        priority: priority(kind),
+        required: true,
+        escalatable: false,
+        recipes: Vec::new(),
+        evidence: Evidence::default(),
+    }
+}
+
 /// The evidence of a requirement derived from `field` of a source node's
 /// own binding (its contract is the pinned pipeline, not a catalog entry).
 fn source_derived(node: &Node, field: String, place: GraphEvidence) -> Evidence {
@@ -889,6 +927,36 @@ fn assess_source(
                 evidence,
             ));
         }
+    }
+    for (index, replacement) in node.replacements.iter().enumerate() {
+        let mut it = item(
+            node,
+            ItemKind::Adapter,
+            &format!("replacement:{}", replacement.invocation),
+            format!(
+                "{} is replaced by {} on the canvas only",
+                replacement.invocation, replacement.operator_id
+            ),
+            "A source workflow runs the pinned pipeline as it is; the replacement runs once it is promoted into a native variant.".to_owned(),
+        );
+        it.evidence = source_derived(
+            node,
+            format!("replacements[{index}]"),
+            at_param(node, &replacement.invocation),
+        );
+        it.resolutions.push(resolution(
+            format!("{}:promote", it.id),
+            ResolutionKind::Build,
+            "Promote the replacement into a native variant".to_owned(),
+            true,
+        ));
+        it.resolutions.push(resolution(
+            format!("{}:restore", it.id),
+            ResolutionKind::Review,
+            format!("Restore the pipeline's own {}", replacement.invocation),
+            false,
+        ));
+        items.push(it);
     }
     for (index, process) in binding.processes.iter().enumerate() {
         if process.environment.is_some() {

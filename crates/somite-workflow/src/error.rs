@@ -45,6 +45,22 @@ pub enum ErrorCode {
     WorkflowNotReady,
     /// A source workflow is placed only on an empty canvas.
     CanvasNotEmpty,
+    /// A value outside a parameter's `enum`.
+    ParamNotInEnum,
+    /// A string that does not match a parameter's `pattern`.
+    ParamPatternMismatch,
+    /// A path parameter whose schema says `exists` names nothing on disk.
+    ParamPathNotFound,
+    /// A source edit or promotion names a node that is not `workflow.source`.
+    NotASourceNode,
+    /// A source edit names an invocation the pinned outline does not have.
+    UnknownInvocation,
+    /// A replacement whose operator cannot take or give one of the invocation's ports.
+    InvocationPortIncompatible,
+    /// A selection that cannot become a native variant (`details.obstacle`).
+    PromotionRefused,
+    /// `revert_variant` on a document that was not promoted from a source.
+    NotAVariant,
     /// A validation needs a reviewed fixture for every root input and one
     /// root's type has none.
     RepresentativeFixtureUnsupported,
@@ -93,6 +109,14 @@ impl ErrorCode {
         ErrorCode::InvalidCursor,
         ErrorCode::WorkflowNotReady,
         ErrorCode::CanvasNotEmpty,
+        ErrorCode::ParamNotInEnum,
+        ErrorCode::ParamPatternMismatch,
+        ErrorCode::ParamPathNotFound,
+        ErrorCode::NotASourceNode,
+        ErrorCode::UnknownInvocation,
+        ErrorCode::InvocationPortIncompatible,
+        ErrorCode::PromotionRefused,
+        ErrorCode::NotAVariant,
         ErrorCode::RepresentativeFixtureUnsupported,
         ErrorCode::RunFailed,
         ErrorCode::RunLost,
@@ -131,6 +155,14 @@ impl ErrorCode {
             ErrorCode::InvalidCursor => "invalid_cursor",
             ErrorCode::WorkflowNotReady => "workflow_not_ready",
             ErrorCode::CanvasNotEmpty => "canvas_not_empty",
+            ErrorCode::ParamNotInEnum => "param_not_in_enum",
+            ErrorCode::ParamPatternMismatch => "param_pattern_mismatch",
+            ErrorCode::ParamPathNotFound => "param_path_not_found",
+            ErrorCode::NotASourceNode => "not_a_source_node",
+            ErrorCode::UnknownInvocation => "unknown_invocation",
+            ErrorCode::InvocationPortIncompatible => "invocation_port_incompatible",
+            ErrorCode::PromotionRefused => "promotion_refused",
+            ErrorCode::NotAVariant => "not_a_variant",
             ErrorCode::RepresentativeFixtureUnsupported => "representative_fixture_unsupported",
             ErrorCode::RunFailed => "run_failed",
             ErrorCode::RunLost => "run_lost",

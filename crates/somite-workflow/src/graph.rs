@@ -13,7 +13,8 @@ use crate::canonical::{Revision, digest_bytes, is_revision, revision_of, write_c
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
-use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
+use crate::source::{Replacement, SOURCE_OPERATOR_ID, SourceBinding};
+use crate::variant::VariantOrigin;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -35,6 +36,11 @@ pub struct WorkflowDocument {
     pub notes: Vec<Note>,
     #[serde(default)]
     pub stages: Vec<Stage>,
+    /// Set when this native graph was promoted from a source workflow: the
+    /// source it came from (kept whole, so it can be restored) and what
+    /// became of each of its invocations (see [`crate::variant`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_origin: Option<Box<VariantOrigin>>,
 }
 
 /// One operator instance on the canvas.
@@ -60,6 +66,10 @@ pub struct Node {
     /// nodes (see [`crate::source`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Box<SourceBinding>>,
+    /// On a source node: catalog operators standing in for invocations of
+    /// the pipeline, in invocation order (see [`crate::variant`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replacements: Vec<Replacement>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +161,7 @@ impl WorkflowDocument {
             edges: Vec::new(),
             notes: Vec::new(),
             stages: Vec::new(),
+            variant_origin: None,
         }
     }
 
@@ -200,7 +211,8 @@ impl WorkflowDocument {
     /// It is the digest of the canonical JSON of
     /// `{"edges": [[from_node, from_port, to_node, to_port], …] (sorted),
     /// "nodes": [{"id", "operator_id", "operator_revision", "params",
-    /// "ports"}, …] (by id), "schema_version"}`, laid out here directly
+    /// "ports", "replacements" (only when not empty)}, …] (by id),
+    /// "schema_version"}`, laid out here directly
     /// (its keys are written in byte order) so that the port contract, the
     /// same for every node pinning one operator revision, is canonicalized
     /// once per revision rather than once per node.
@@ -252,6 +264,12 @@ impl WorkflowDocument {
                     write_canonical_into(&n.ports, &mut out);
                     ports_seen.insert(key, (&n.ports, start..out.len()));
                 }
+            }
+            // Replacements change what a source node stands for; a node
+            // without any keeps the revision it always had.
+            if !n.replacements.is_empty() {
+                out.extend_from_slice(b",\"replacements\":");
+                write_canonical_into(&n.replacements, &mut out);
             }
             out.push(b'}');
         }
@@ -402,6 +420,7 @@ impl WorkflowDocument {
             }
         }
         self.validate_source()?;
+        crate::variant::validate(self)?;
         for n in &self.nodes {
             if !is_revision(&n.operator_revision) {
                 return invalid(format!("node `{}` has no valid operator revision", n.id));
@@ -602,9 +621,13 @@ mod tests {
         let nodes: Vec<Value> = nodes
             .into_iter()
             .map(|n| {
-                json!({"id": n.id, "operator_id": n.operator_id,
+                let mut node = json!({"id": n.id, "operator_id": n.operator_id,
                        "operator_revision": n.operator_revision, "ports": n.ports,
-                       "params": n.params})
+                       "params": n.params});
+                if !n.replacements.is_empty() {
+                    node["replacements"] = json!(n.replacements);
+                }
+                node
             })
             .collect();
         let mut edges: Vec<_> = doc

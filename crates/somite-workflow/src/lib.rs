@@ -20,6 +20,7 @@ pub mod source;
 pub mod source_map;
 pub mod transaction;
 pub mod types;
+pub mod variant;
 
 pub use canonical::Revision;
 pub use catalog::Catalog;

@@ -272,6 +272,11 @@ pub struct OperatorContract {
     /// validation, which runs offline, substitutes a fixture for its outputs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub network: bool,
+    /// The nf-core module this operator stands for (`fastqc`,
+    /// `seqtk/trim`), when it runs the same tool the same way: promoting a
+    /// source workflow turns that module's invocations into this operator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nf_core_module: Option<String>,
     /// Where the catalog read this contract from, field by field; set by
     /// [`crate::catalog::Catalog::parse_contract`], never part of the file.
     #[serde(skip)]

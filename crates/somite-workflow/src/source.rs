@@ -20,7 +20,8 @@
 
 use crate::canonical::{Revision, is_revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
-use crate::operator::{ParamType, check_import_path};
+use crate::operator::{ParamType, Ports, check_import_path};
+use crate::types::PortType;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -67,6 +68,174 @@ pub struct SourceBinding {
     pub params: Vec<SourceParam>,
     /// Every process the outline found, by file and line.
     pub processes: Vec<SourceProcess>,
+    /// Every process call reached from the entry workflow, in call order,
+    /// with typed ports: what a replacement is checked against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invocations: Vec<SourceInvocation>,
+}
+
+/// One process call of the pipeline, named as Nextflow names its tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SourceInvocation {
+    /// The fully-qualified name (`NFCORE_DEMO:DEMO:FASTQC`).
+    pub id: String,
+    /// The call name in its workflow (an include's alias when it has one).
+    pub call: String,
+    /// The workflow whose body makes the call; none for the entry workflow.
+    pub workflow: Option<String>,
+    /// The declared process name.
+    pub process: String,
+    pub file: String,
+    pub line: u32,
+    pub inputs: Vec<InvocationPort>,
+    pub outputs: Vec<InvocationPort>,
+}
+
+/// One data port of an invocation with its inferred Somite type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct InvocationPort {
+    pub name: String,
+    /// None when neither the module's `meta.yml` nor the declaration says
+    /// what the port holds: such a port cannot be mapped.
+    #[serde(rename = "type")]
+    pub ty: Option<PortType>,
+    /// The declaration as written.
+    pub text: String,
+    /// For an input: outputs of earlier invocations that flow into it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<InvocationPortRef>,
+}
+
+/// A port of another invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct InvocationPortRef {
+    pub invocation: String,
+    pub port: String,
+}
+
+/// A catalog operator standing in for one invocation of a source node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Replacement {
+    pub invocation: String,
+    pub operator_id: String,
+    /// The catalog revision pinned when the replacement was made.
+    pub operator_revision: Revision,
+    /// The operator's port contract at that revision.
+    pub ports: Ports,
+    pub inputs: Vec<PortPair>,
+    pub outputs: Vec<PortPair>,
+}
+
+/// One port of an invocation mapped to one port of its replacement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PortPair {
+    pub invocation_port: String,
+    pub operator_port: String,
+}
+
+/// The Somite type of a port from what a module says about it: its file
+/// patterns (`*.{fastq.gz}`, `*_{fastqc.html}`), else a single file-format
+/// word in its description ("List of input FastQ files"). None when the
+/// patterns disagree or nothing names a format: a guessed type would let a
+/// wrong replacement through.
+pub fn infer_port_type(patterns: &[String], description: Option<&str>) -> Option<PortType> {
+    let mut found: Option<PortType> = None;
+    let mut any = false;
+    for pattern in patterns {
+        for alternative in expand_braces(&pattern.to_ascii_lowercase()) {
+            any = true;
+            let ty = type_of_suffix(&alternative)?;
+            match found {
+                Some(seen) if seen != ty => return None,
+                _ => found = Some(ty),
+            }
+        }
+    }
+    if any {
+        return found;
+    }
+    let description = description?.to_ascii_lowercase();
+    let mut words: Vec<PortType> = description
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter_map(|word| match word {
+            "fastq" => Some(PortType::Fastq),
+            "fasta" => Some(PortType::Fasta),
+            "bam" => Some(PortType::Bam),
+            "vcf" => Some(PortType::Vcf),
+            "gtf" => Some(PortType::Gtf),
+            "bed" => Some(PortType::Bed),
+            _ => None,
+        })
+        .collect();
+    words.dedup();
+    match words.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
+/// `*.{fastq,fq}.gz` → `*.fastq.gz`, `*.fq.gz` (one level of braces).
+fn expand_braces(pattern: &str) -> Vec<String> {
+    match (pattern.find('{'), pattern.find('}')) {
+        (Some(open), Some(close)) if open < close => pattern[open + 1..close]
+            .split(',')
+            .map(|alt| format!("{}{alt}{}", &pattern[..open], &pattern[close + 1..]))
+            .collect(),
+        _ => vec![pattern.to_owned()],
+    }
+}
+
+fn type_of_suffix(name: &str) -> Option<PortType> {
+    const SUFFIXES: &[(&str, PortType)] = &[
+        (".fastq.gz", PortType::FastqGz),
+        (".fq.gz", PortType::FastqGz),
+        (".fastq", PortType::Fastq),
+        (".fq", PortType::Fastq),
+        (".fasta.gz", PortType::FastaGz),
+        (".fa.gz", PortType::FastaGz),
+        (".fna.gz", PortType::FastaGz),
+        (".fasta", PortType::Fasta),
+        (".fa", PortType::Fasta),
+        (".fna", PortType::Fasta),
+        (".gtf.gz", PortType::GtfGz),
+        (".gtf", PortType::Gtf),
+        (".gff3", PortType::Gff3),
+        (".gff", PortType::Gff3),
+        (".bam", PortType::Bam),
+        (".bai", PortType::Bai),
+        (".sam", PortType::Sam),
+        (".vcf.gz", PortType::VcfGz),
+        (".vcf", PortType::Vcf),
+        (".bed", PortType::Bed),
+        (".fai", PortType::Fai),
+        (".dict", PortType::Dict),
+        (".html", PortType::Html),
+        (".zip", PortType::Zip),
+        (".json", PortType::Json),
+        (".tsv", PortType::Table),
+        (".csv", PortType::Table),
+        // Not `.yml`: in a module that is a configuration file or the
+        // versions record, never the data a catalog operator takes or gives.
+        (".txt", PortType::Text),
+        (".log", PortType::Text),
+        (".png", PortType::Image),
+        (".svg", PortType::Image),
+        (".pdf", PortType::Image),
+    ];
+    SUFFIXES
+        .iter()
+        .find(|(suffix, _)| name.ends_with(suffix))
+        .map(|(_, ty)| *ty)
 }
 
 /// A pipeline parameter's JSON Schema type.
@@ -169,6 +338,10 @@ impl SourceBinding {
         self.params.iter().find(|p| p.name == name)
     }
 
+    pub fn invocation(&self, id: &str) -> Option<&SourceInvocation> {
+        self.invocations.iter().find(|i| i.id == id)
+    }
+
     /// Checks what a stored binding must hold.
     pub fn validate(&self) -> Result<()> {
         let invalid = |message: String| {
@@ -267,19 +440,26 @@ pub fn check_source_param(
                 && let Ok(re) = regex::Regex::new(pattern)
                 && !re.is_match(text)
             {
-                return Err(range(format!(
-                    "`{name}` must match the pattern `{pattern}`, and `{text}` does not"
-                )));
+                return Err(SomiteError::new(
+                    ErrorCode::ParamPatternMismatch,
+                    format!("`{name}` must match the pattern `{pattern}`, and `{text}` does not"),
+                    "send a value the pipeline's schema pattern accepts",
+                )
+                .with_detail("param", name)
+                .with_detail("pattern", pattern));
             }
             None
         }
     };
     if !spec.enum_values.is_empty() && !spec.enum_values.contains(value) {
         let choices: Vec<String> = spec.enum_values.iter().map(Value::to_string).collect();
-        return Err(range(format!(
-            "`{name}` is one of {}, not {value}",
-            choices.join(", ")
-        )));
+        return Err(SomiteError::new(
+            ErrorCode::ParamNotInEnum,
+            format!("`{name}` is one of {}, not {value}", choices.join(", ")),
+            "choose one of the values the pipeline's schema lists",
+        )
+        .with_detail("param", name)
+        .with_detail("allowed", &spec.enum_values));
     }
     if let Some(n) = number {
         let below = spec.minimum.is_some_and(|min| n < min);
@@ -298,4 +478,71 @@ pub fn check_source_param(
 /// The type an inspector control shows for a source parameter.
 pub(crate) fn control_type(param: &SourceParam) -> ParamType {
     param.ty.param_type()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn port_types_come_from_patterns_then_a_single_format_word() {
+        let p = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            infer_port_type(&p(&["*.{fastq.gz}"]), None),
+            Some(PortType::FastqGz)
+        );
+        assert_eq!(
+            infer_port_type(&p(&["*_{fastqc.html}", "*.html"]), None),
+            Some(PortType::Html)
+        );
+        // Patterns that disagree, or name what Somite has no type for: unknown.
+        assert_eq!(infer_port_type(&p(&["*.{bam,cram}"]), None), None);
+        assert_eq!(infer_port_type(&p(&["*.bam", "*.bai"]), None), None);
+        assert_eq!(infer_port_type(&p(&["versions.yml"]), None), None);
+        // No pattern: one format word in the description, else unknown.
+        assert_eq!(
+            infer_port_type(&[], Some("List of input FastQ files")),
+            Some(PortType::Fastq)
+        );
+        assert_eq!(infer_port_type(&[], Some("FastQC report")), None);
+        assert_eq!(infer_port_type(&[], Some("BAM or FASTA files")), None);
+        // A pattern wins over the description.
+        assert_eq!(
+            infer_port_type(&p(&["*.bam"]), Some("FastQ files")),
+            Some(PortType::Bam)
+        );
+    }
+
+    #[test]
+    fn minimum_and_maximum_are_refused_as_out_of_range() {
+        let spec: SourceParam = serde_json::from_value(json!({
+            "name": "threads", "group": null, "type": "integer", "description": null,
+            "help_text": null, "default": 2, "enum": [], "pattern": null,
+            "minimum": 1.0, "maximum": 8.0, "format": null, "exists": false,
+            "required": false, "hidden": false,
+        }))
+        .unwrap();
+        let binding = SourceBinding {
+            provider: SourceProvider::NfCore,
+            repository: "nf-core/demo".into(),
+            release: Some("1.0.1".into()),
+            git_ref: None,
+            commit: "0".repeat(40),
+            tree_digest: format!("blake3:{}", "0".repeat(64)),
+            entry: "main.nf".into(),
+            name: "demo".into(),
+            description: None,
+            nextflow_version: None,
+            params: vec![spec],
+            processes: Vec::new(),
+            invocations: Vec::new(),
+        };
+        let code =
+            |v: Value| check_source_param(&binding, "source", "threads", &v).map_err(|e| e.code);
+        assert_eq!(code(json!(0)), Err(ErrorCode::ParamOutOfRange));
+        assert_eq!(code(json!(9)), Err(ErrorCode::ParamOutOfRange));
+        assert_eq!(code(json!(2.5)), Err(ErrorCode::InvalidParamType));
+        assert_eq!(code(json!(8)), Ok(()));
+    }
 }

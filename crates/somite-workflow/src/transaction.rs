@@ -19,6 +19,7 @@ use crate::limits::{
 };
 use crate::operator::{OperatorContract, ParamFault, check_import_path, check_param_value};
 use crate::source::{SOURCE_OPERATOR_ID, SourceBinding, check_source_param};
+use crate::variant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -88,6 +89,38 @@ pub enum Operation {
     /// Renames the document (presentation: changes only the state revision).
     SetTitle {
         title: String,
+    },
+    /// Stands a catalog operator in for one invocation of a source node
+    /// (see [`crate::variant`]); omitted port maps are matched by type.
+    ReplaceInvocation {
+        node_id: String,
+        invocation: String,
+        operator_id: String,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        inputs: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        outputs: BTreeMap<String, String>,
+    },
+    /// Drops the replacement of one invocation: the pipeline's own process
+    /// stands again.
+    RestoreInvocation {
+        node_id: String,
+        invocation: String,
+    },
+    /// Turns a source workflow into a native variant promoting the selected
+    /// replacements (see [`crate::variant::promote`]).
+    PromoteSource {
+        node_id: String,
+        invocations: Vec<String>,
+    },
+    /// Restores the source node a variant was promoted from.
+    RevertVariant {},
+    /// Records that native node `node_id` of a variant does the work of an
+    /// invocation the promotion could not represent, which meets its
+    /// `unrepresented_source_step` requirement.
+    RepresentInvocation {
+        invocation: String,
+        node_id: String,
     },
     /// Places a pinned source workflow on an empty canvas. Only the resolve
     /// surfaces build it, from a tree they just verified and outlined, so a
@@ -195,14 +228,9 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             claim_id(doc, node_id)?;
             finite(*x, *y)?;
             refuse_beside_source(doc)?;
-            let entry = catalog.get(operator_id).ok_or_else(|| {
-                SomiteError::new(
-                    ErrorCode::UnknownOperator,
-                    format!("the catalog has no operator `{operator_id}`"),
-                    "search the catalog and use an exact operator id from its results",
-                )
-                .with_detail("catalog_revision", catalog.revision())
-            })?;
+            let entry = catalog
+                .get(operator_id)
+                .ok_or_else(|| unknown_operator(catalog, operator_id))?;
             for (name, value) in params {
                 check_param(&entry.contract, node_id, name, value)?;
             }
@@ -216,6 +244,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 y: *y,
                 color: None,
                 source: None,
+                replacements: Vec::new(),
             });
         }
         Operation::PlaceSource {
@@ -248,8 +277,55 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 y: *y,
                 color: None,
                 source: Some(source.clone()),
+                replacements: Vec::new(),
             });
         }
+        Operation::ReplaceInvocation {
+            node_id,
+            invocation,
+            operator_id,
+            inputs,
+            outputs,
+        } => {
+            let node = source_node(doc, node_id)?;
+            let entry = catalog
+                .get(operator_id)
+                .ok_or_else(|| unknown_operator(catalog, operator_id))?;
+            let binding = node.source().expect("a source node");
+            let replacement = variant::replacement(binding, entry, invocation, inputs, outputs)?;
+            let node = doc.node_mut(node_id).expect("checked above");
+            variant::put_replacement(node, replacement);
+        }
+        Operation::RestoreInvocation {
+            node_id,
+            invocation,
+        } => {
+            let node = source_node(doc, node_id)?;
+            variant::invocation(node.source().expect("a source node"), invocation)?;
+            if !node
+                .replacements
+                .iter()
+                .any(|r| r.invocation == *invocation)
+            {
+                return Err(SomiteError::new(
+                    ErrorCode::UnknownInvocation,
+                    format!("{invocation} has no replacement to restore"),
+                    "read the source node's replacements and restore one of them",
+                )
+                .with_detail("invocation", invocation));
+            }
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.replacements.retain(|r| r.invocation != *invocation);
+        }
+        Operation::PromoteSource {
+            node_id,
+            invocations,
+        } => variant::promote(doc, catalog, node_id, invocations)?,
+        Operation::RevertVariant {} => variant::revert(doc)?,
+        Operation::RepresentInvocation {
+            invocation,
+            node_id,
+        } => variant::represent(doc, invocation, node_id)?,
         Operation::RemoveOperator { node_id } => {
             existing_node(doc, node_id)?;
             doc.nodes.retain(|n| n.id != *node_id);
@@ -397,6 +473,22 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
         }
     }
     Ok(())
+}
+
+fn unknown_operator(catalog: &Catalog, operator_id: &str) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::UnknownOperator,
+        format!("the catalog has no operator `{operator_id}`"),
+        "search the catalog and use an exact operator id from its results",
+    )
+    .with_detail("catalog_revision", catalog.revision())
+}
+
+/// The source node `node_id`, or why there is none.
+fn source_node<'a>(doc: &'a WorkflowDocument, node_id: &str) -> Result<&'a Node> {
+    doc.node(node_id)
+        .filter(|n| n.source.is_some())
+        .ok_or_else(|| variant::not_a_source(doc, node_id))
 }
 
 fn claim_id(doc: &WorkflowDocument, id: &str) -> Result<()> {

@@ -6,15 +6,22 @@
 //! pipeline to a commit, verify and outline its tree, and place it on the
 //! project's empty canvas through the same transaction the web workspace and
 //! the agent use (so a non-empty canvas is `canvas_not_empty`, and a running
-//! server holding the project is `project_in_use`).
+//! server holding the project is `project_in_use`). `edit --node ID FILE`
+//! applies typed edits of the source node (parameters, replacing one
+//! invocation with a catalog operator) and `promote --node ID --invocation
+//! NAME…` turns replacements into a native variant, both as one transaction.
 
 use crate::failure::Failure;
 use clap::{Args, Subcommand};
-use somite_project::source::{DEFAULT_POSITION, outline_pinned, place_transaction};
+use somite_project::source::{
+    DEFAULT_POSITION, SourceEditRequest, SourcePromoteRequest, outline_pinned, place_transaction,
+};
 use somite_project::{Project, Seed};
 use somite_source::SourceStore;
 use somite_workflow::source::DEFAULT_SOURCE_NODE_ID;
-use std::path::PathBuf;
+use somite_workflow::transaction::GraphTransaction;
+use somite_workflow::{ErrorCode, SomiteError};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Args)]
@@ -52,6 +59,64 @@ enum SourceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Edit a source node in one transaction: FILE (or `-` for stdin) holds
+    /// `{base_state_revision, idempotency_key, summary?, edits: [...]}` with
+    /// set_param, unset_param, replace_invocation and restore_invocation.
+    Edit {
+        /// The source node's id.
+        #[arg(long)]
+        node: String,
+        /// The edit body, or `-` for standard input.
+        file: PathBuf,
+        #[arg(long, default_value = ".")]
+        project: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Promote replaced invocations of a source node into a native variant.
+    Promote {
+        /// The source node's id.
+        #[arg(long)]
+        node: String,
+        /// A fully-qualified invocation with a replacement; repeat for more.
+        #[arg(long = "invocation", required = true)]
+        invocations: Vec<String>,
+        /// Compare-and-swap against this state revision (default: the
+        /// project's current one).
+        #[arg(long)]
+        base_state_revision: Option<String>,
+        #[arg(long, default_value = ".")]
+        project: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A fresh idempotency key for one CLI edit.
+fn cli_key(what: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("cli-{what}-{nanos:x}-{}", std::process::id())
+}
+
+/// Applies `txn` to the project at `project` and prints its outcome.
+fn apply(project: &Path, txn: &GraphTransaction, json: bool) -> anyhow::Result<ExitCode> {
+    let mut project = Project::open(project, Seed::Empty).map_err(|e| fail(e.into(), json))?;
+    let outcome = project
+        .apply_transaction(txn)
+        .map_err(|e| fail(e.into(), json))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&outcome)?);
+    } else {
+        println!(
+            "{}{}\n  state revision {}",
+            outcome.summary,
+            if outcome.replayed { " (replayed)" } else { "" },
+            outcome.state_revision
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn split_at_ref(text: &str) -> anyhow::Result<(&str, &str)> {
@@ -156,6 +221,54 @@ pub fn run(args: SourceArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             Ok(ExitCode::SUCCESS)
+        }
+        SourceCommand::Edit {
+            node,
+            file,
+            project,
+            json,
+        } => {
+            let bytes = if file.as_os_str() == "-" {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+                bytes
+            } else {
+                std::fs::read(&file)
+                    .map_err(|e| Failure::usage(format!("cannot read {}: {e}", file.display())))?
+            };
+            let body: SourceEditRequest = serde_json::from_slice(&bytes).map_err(|e| {
+                fail(
+                    SomiteError::new(
+                        ErrorCode::InvalidTransaction,
+                        format!("the edit body does not parse: {e}"),
+                        "send {base_state_revision, idempotency_key, summary?, edits: [{op: set_param|unset_param|replace_invocation|restore_invocation, ...}]}",
+                    )
+                    .into(),
+                    json,
+                )
+            })?;
+            apply(&project, &body.transaction(&node), json)
+        }
+        SourceCommand::Promote {
+            node,
+            invocations,
+            base_state_revision,
+            project,
+            json,
+        } => {
+            let base = match base_state_revision {
+                Some(base) => base,
+                None => Project::open(&project, Seed::Empty)
+                    .map_err(|e| fail(e.into(), json))?
+                    .state_revision()
+                    .clone(),
+            };
+            let body = SourcePromoteRequest {
+                base_state_revision: base,
+                idempotency_key: cli_key("promote"),
+                invocations,
+            };
+            apply(&project, &body.transaction(&node), json)
         }
     }
 }

@@ -8,11 +8,13 @@
 //! or ref to its commit and tree digest, then places one `workflow.source`
 //! node on an empty canvas through an ordinary compare-and-swap transaction
 //! (open world, writes; its idempotency key makes a repeat a replay).
+//! Edit and promote are local transactions on the placed source node
+//! (writes, not open world, replayed through their idempotency key).
 //! Provider failures come back as the runtime's envelope (`rate_limited`
 //! with `details.reset_at`, `release_not_found`, `canvas_not_empty`,
 //! `not_a_nextflow_repository`, ...).
 
-use super::{Outcome, SomiteServer, outcome_schema, serde_urlencoded_pairs};
+use super::{Outcome, SomiteServer, outcome_schema, percent_encode, serde_urlencoded_pairs};
 use crate::envelope::ToolOutcome;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
@@ -20,6 +22,7 @@ use rmcp::{RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use somite_project::source::{SourceEditRequest, SourcePromoteRequest};
 use somite_project::views::AppliedTransaction;
 use somite_source::NfCoreSearchPage;
 
@@ -79,6 +82,26 @@ pub struct ResolveGitHubArgs {
     pub placement: PlacementArgs,
 }
 
+/// `somite.source_workflow.edit`: the edit route's body and the node.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceEditArgs {
+    /// The id of the workflow.source node (from somite.workflow.get).
+    pub node_id: String,
+    #[serde(flatten)]
+    pub body: SourceEditRequest,
+}
+
+/// `somite.source_workflow.promote`: the promote route's body and the node.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourcePromoteArgs {
+    /// The id of the workflow.source node (from somite.workflow.get).
+    pub node_id: String,
+    #[serde(flatten)]
+    pub body: SourcePromoteRequest,
+}
+
 #[tool_router(router = source_workflow_router, vis = "pub(super)")]
 impl SomiteServer {
     /// Search the nf-core pipeline catalog (nf-co.re, cached for an hour, served offline with its age): deterministic ranking over name, description and topics, each match with its exact repository and releases (tag, commit), and an opaque cursor.
@@ -131,6 +154,46 @@ impl SomiteServer {
     ) -> Outcome<AppliedTransaction> {
         self.resolve("/source/github/resolve", &args, &context)
             .await
+    }
+
+    /// Edit a workflow.source node in one compare-and-swap transaction: set_param/unset_param (checked against the pinned nextflow_schema.json: type, enum, pattern, minimum/maximum, existing files), replace_invocation (a catalog operator stands in for one fully-qualified process call such as NFCORE_DEMO:DEMO:FASTQC; ports matched by type unless mapped; a misfit is invocation_port_incompatible naming the port) and restore_invocation. A replacement runs only after promotion.
+    #[tool(
+        name = "somite.source_workflow.edit",
+        annotations(title = "Edit a source workflow"),
+        output_schema = outcome_schema::<AppliedTransaction>()
+    )]
+    async fn source_workflow_edit(
+        &self,
+        Parameters(args): Parameters<SourceEditArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<AppliedTransaction> {
+        let path = format!("/source/nodes/{}/edit", percent_encode(&args.node_id));
+        let body = serde_json::to_value(&args.body).unwrap_or(Value::Null);
+        ToolOutcome(
+            self.runtime
+                .call(reqwest::Method::POST, &path, Some(&body), &context)
+                .await,
+        )
+    }
+
+    /// Promote replaced invocations of a workflow.source node into a native variant in one transaction: the selected replacements become ordinary typed nodes, every other invocation with a catalog equivalent too, the rest are listed in variant_origin.unrepresented (each a blocking readiness item). The source is kept in variant_origin and restored by the revert_variant operation. Refused with promotion_refused naming the obstacle.
+    #[tool(
+        name = "somite.source_workflow.promote",
+        annotations(title = "Promote into a native variant"),
+        output_schema = outcome_schema::<AppliedTransaction>()
+    )]
+    async fn source_workflow_promote(
+        &self,
+        Parameters(args): Parameters<SourcePromoteArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Outcome<AppliedTransaction> {
+        let path = format!("/source/nodes/{}/promote", percent_encode(&args.node_id));
+        let body = serde_json::to_value(&args.body).unwrap_or(Value::Null);
+        ToolOutcome(
+            self.runtime
+                .call(reqwest::Method::POST, &path, Some(&body), &context)
+                .await,
+        )
     }
 }
 

@@ -4,4 +4,5 @@ mod common;
 mod degrade;
 mod fixtures;
 mod flow;
+mod invocations;
 mod tokenizer;

@@ -187,15 +187,23 @@ fn parameters_are_typed_and_readiness_reports_them_like_native_nodes() {
     );
     assert_eq!(
         edit(&mut f, "param-0002", set("input", json!("samples.tsv"))),
-        Err(ErrorCode::ParamOutOfRange)
+        Err(ErrorCode::ParamPatternMismatch)
     );
     assert_eq!(
         edit(&mut f, "param-0003", set("nonsense", json!("x"))),
         Err(ErrorCode::UnknownParam)
     );
+    // The schema says `exists: true`: a path with nothing there is refused.
+    assert_eq!(
+        edit(&mut f, "param-0004", set("input", json!("samplesheet.csv"))),
+        Err(ErrorCode::ParamPathNotFound)
+    );
+    let sheet = f.project.layout().root().join("samplesheet.csv");
+    std::fs::write(&sheet, "sample,fastq_1,fastq_2\n").unwrap();
     edit(&mut f, "param-0004", set("input", json!("samplesheet.csv"))).unwrap();
     edit(&mut f, "param-0005", set("outdir", json!("results"))).unwrap();
-    // The samplesheet does not exist yet: still an input item, now "not found".
+    // A samplesheet removed after it was chosen: an input item, "not found".
+    std::fs::remove_file(&sheet).unwrap();
     let assessment = f.project.assess_graph();
     let item = assessment
         .items
@@ -203,11 +211,7 @@ fn parameters_are_typed_and_readiness_reports_them_like_native_nodes() {
         .find(|i| i.id == "input:source:input")
         .unwrap();
     assert!(!item.evidence.file.as_ref().unwrap().found);
-    std::fs::write(
-        f.project.layout().root().join("samplesheet.csv"),
-        "sample,fastq_1,fastq_2\n",
-    )
-    .unwrap();
+    std::fs::write(&sheet, "sample,fastq_1,fastq_2\n").unwrap();
     let assessment = f.project.assess_graph();
     assert_eq!(
         assessment.state,
@@ -219,16 +223,16 @@ fn parameters_are_typed_and_readiness_reports_them_like_native_nodes() {
 
 fn ready(f: &mut Fixture) {
     place(f, "resolve-0001").unwrap();
+    std::fs::write(
+        f.project.layout().root().join("samplesheet.csv"),
+        "sample,fastq_1,fastq_2\n",
+    )
+    .unwrap();
     let set = |name: &str, value: &str| json!({"op": "set_param", "node_id": "source", "param": name, "value": value});
     edit(
         f,
         "param-0001",
         json!([set("input", "samplesheet.csv"), set("outdir", "results")]),
-    )
-    .unwrap();
-    std::fs::write(
-        f.project.layout().root().join("samplesheet.csv"),
-        "sample,fastq_1,fastq_2\n",
     )
     .unwrap();
 }
@@ -298,5 +302,409 @@ fn a_tampered_store_is_refused_at_compile() {
             .compiled()
             .read_dir()
             .map_or(true, |mut d| d.next().is_none())
+    );
+}
+
+const FASTQC: &str = "NFCORE_DEMO:DEMO:FASTQC";
+const SEQTK: &str = "NFCORE_DEMO:DEMO:SEQTK_TRIM";
+const MULTIQC: &str = "NFCORE_DEMO:DEMO:MULTIQC";
+
+fn edit_err(f: &mut Fixture, key: &str, operations: Value) -> somite_workflow::SomiteError {
+    let txn: GraphTransaction = serde_json::from_value(json!({
+        "base_state_revision": f.project.state_revision(),
+        "idempotency_key": key,
+        "summary": "edit",
+        "operations": operations,
+    }))
+    .unwrap();
+    f.project.apply_transaction(&txn).unwrap_err()
+}
+
+fn replace(invocation: &str, operator: &str) -> Value {
+    json!([{"op": "replace_invocation", "node_id": "source", "invocation": invocation, "operator_id": operator}])
+}
+
+#[test]
+fn invocations_are_fully_qualified_with_ports_typed_from_the_modules() {
+    let f = demo();
+    let ids: Vec<&str> = f
+        .binding
+        .invocations
+        .iter()
+        .map(|i| i.id.as_str())
+        .collect();
+    assert_eq!(ids, [FASTQC, SEQTK, MULTIQC], "{ids:?}");
+    let fastqc = f.binding.invocation(FASTQC).unwrap();
+    assert_eq!(fastqc.workflow.as_deref(), Some("DEMO"));
+    assert_eq!(fastqc.file, "modules/nf-core/fastqc/main.nf");
+    let ty = |ports: &[somite_workflow::source::InvocationPort], name: &str| {
+        ports
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("no port {name} in {ports:?}"))
+            .ty
+            .map(|t| t.name())
+    };
+    // `val(meta)` is not a port; `reads` is typed from meta.yml's description.
+    assert_eq!(fastqc.inputs.len(), 1);
+    assert_eq!(ty(&fastqc.inputs, "reads"), Some("Fastq"));
+    assert_eq!(ty(&fastqc.outputs, "html"), Some("Html"));
+    assert_eq!(ty(&fastqc.outputs, "zip"), Some("Zip"));
+    assert_eq!(ty(&fastqc.outputs, "versions"), None);
+    let seqtk = f.binding.invocation(SEQTK).unwrap();
+    assert_eq!(ty(&seqtk.inputs, "reads"), Some("FastqGz"));
+    // MultiQC's collected reports flow from FastQC's zip output.
+    let multiqc = f.binding.invocation(MULTIQC).unwrap();
+    let files = multiqc
+        .inputs
+        .iter()
+        .find(|p| p.name == "multiqc_files")
+        .unwrap();
+    assert!(
+        files
+            .from
+            .iter()
+            .any(|r| r.invocation == FASTQC && r.port == "zip"),
+        "{files:?}"
+    );
+}
+
+#[test]
+fn replacing_fastqc_by_qc_fastqc_is_one_undoable_transaction() {
+    let mut f = demo();
+    place(&mut f, "resolve-0001").unwrap();
+    let before = f.project.document().clone();
+    let before_state = f.project.state_revision().clone();
+    let before_graph = f.project.graph_revision();
+    edit(&mut f, "replace-0001", replace(FASTQC, "qc.fastqc")).unwrap();
+    let node = f.project.document().node("source").unwrap();
+    let r = &node.replacements[0];
+    assert_eq!(r.invocation, FASTQC);
+    assert_eq!(r.operator_id, "qc.fastqc");
+    assert_eq!(
+        r.operator_revision,
+        f.project.catalog().get("qc.fastqc").unwrap().revision
+    );
+    let pairs = |list: &[somite_workflow::source::PortPair]| {
+        list.iter()
+            .map(|p| (p.invocation_port.clone(), p.operator_port.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pairs(&r.inputs), [("reads".into(), "reads".into())]);
+    assert_eq!(
+        pairs(&r.outputs),
+        [
+            ("html".into(), "report_html".into()),
+            ("zip".into(), "report_zip".into())
+        ]
+    );
+    // An edit of the graph: a new graph revision, and readiness says the
+    // replacement runs only once promoted.
+    assert_ne!(f.project.graph_revision(), before_graph);
+    let assessment = f.project.assess_graph();
+    assert!(
+        assessment
+            .items
+            .iter()
+            .any(|i| i.id == format!("adapter:source:replacement:{FASTQC}") && i.required)
+    );
+    // Replay with the same key and body; a stale base is refused.
+    let txn: GraphTransaction = serde_json::from_value(json!({
+        "base_state_revision": before_state,
+        "idempotency_key": "replace-0001",
+        "summary": "edit",
+        "operations": replace(FASTQC, "qc.fastqc"),
+    }))
+    .unwrap();
+    assert!(f.project.apply_transaction(&txn).unwrap().replayed);
+    let stale = GraphTransaction {
+        idempotency_key: "replace-0002".into(),
+        ..txn
+    };
+    assert_eq!(
+        f.project.apply_transaction(&stale).unwrap_err().code,
+        ErrorCode::StaleRevision
+    );
+    // Undo is the inverse operation: the document is the one before.
+    edit(
+        &mut f,
+        "undo-0001",
+        json!([{"op": "restore_invocation", "node_id": "source", "invocation": FASTQC}]),
+    )
+    .unwrap();
+    assert_eq!(f.project.document(), &before);
+    assert_eq!(f.project.graph_revision(), before_graph);
+    // Restoring what is not replaced is refused.
+    assert_eq!(
+        edit(
+            &mut f,
+            "undo-0002",
+            json!([{"op": "restore_invocation", "node_id": "source", "invocation": FASTQC}]),
+        ),
+        Err(ErrorCode::UnknownInvocation)
+    );
+}
+
+#[test]
+fn a_mismatched_replacement_is_refused_naming_the_port() {
+    let mut f = demo();
+    place(&mut f, "resolve-0001").unwrap();
+    // An aligner needs an index FastQC's call does not have.
+    let err = edit_err(&mut f, "replace-0001", replace(FASTQC, "align.bwa"));
+    assert_eq!(err.code, ErrorCode::InvocationPortIncompatible);
+    let details = err.details.unwrap();
+    assert_eq!(details["invocation"], FASTQC);
+    assert_eq!(details["port"], "index");
+    assert_eq!(details["direction"], "input");
+    assert_eq!(details["expected_type"], "Directory");
+    // An explicit output mapping of the wrong type names the invocation's port.
+    let err = edit_err(
+        &mut f,
+        "replace-0002",
+        json!([{"op": "replace_invocation", "node_id": "source", "invocation": FASTQC,
+                "operator_id": "qc.fastqc", "outputs": {"html": "report_zip"}}]),
+    );
+    assert_eq!(err.code, ErrorCode::InvocationPortIncompatible);
+    let details = err.details.unwrap();
+    assert_eq!(details["port"], "html");
+    assert_eq!(details["direction"], "output");
+    assert_eq!(details["expected_type"], "Html");
+    assert_eq!(details["found_type"], "Zip");
+    assert_eq!(
+        edit(&mut f, "replace-0003", replace("DEMO:NOPE", "qc.fastqc")),
+        Err(ErrorCode::UnknownInvocation)
+    );
+    assert_eq!(
+        edit(&mut f, "replace-0004", replace(FASTQC, "qc.nope")),
+        Err(ErrorCode::UnknownOperator)
+    );
+    assert!(
+        f.project
+            .document()
+            .node("source")
+            .unwrap()
+            .replacements
+            .is_empty()
+    );
+}
+
+/// Sets `param` to `value` on the placed source node.
+fn set(f: &mut Fixture, key: &str, param: &str, value: Value) -> Result<(), ErrorCode> {
+    edit(
+        f,
+        key,
+        json!([{"op": "set_param", "node_id": "source", "param": param, "value": value}]),
+    )
+}
+
+#[test]
+fn every_schema_constraint_of_demo_is_refused_with_its_code() {
+    let mut f = demo();
+    place(&mut f, "resolve-0001").unwrap();
+    assert_eq!(
+        set(&mut f, "param-edit-0001", "skip_trim", json!("yes")),
+        Err(ErrorCode::InvalidParamType)
+    );
+    assert_eq!(
+        set(
+            &mut f,
+            "param-edit-0002",
+            "publish_dir_mode",
+            json!("teleport")
+        ),
+        Err(ErrorCode::ParamNotInEnum)
+    );
+    assert_eq!(
+        set(&mut f, "param-edit-0003", "email", json!("not-an-address")),
+        Err(ErrorCode::ParamPatternMismatch)
+    );
+    assert_eq!(
+        set(&mut f, "param-edit-0004", "input", json!("missing.csv")),
+        Err(ErrorCode::ParamPathNotFound)
+    );
+    set(&mut f, "param-edit-0005", "publish_dir_mode", json!("copy")).unwrap();
+    set(&mut f, "param-edit-0006", "email", json!("me@example.org")).unwrap();
+}
+
+/// nf-core/fetchngs 1.12.0 placed on an empty canvas.
+fn fetchngs() -> Fixture {
+    const FETCHNGS: &str = "8ec2d934f9301c818d961b1e4fdf7fc79610bdc5";
+    let project_dir = tempfile::tempdir().unwrap();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let store = SourceStore::new(SourceConfig::new(cache_dir.path())).unwrap();
+    let repository: Repository = "nf-core/fetchngs".parse().unwrap();
+    let source = store
+        .import_archive(
+            &repository,
+            &FETCHNGS.parse().unwrap(),
+            &fixture(FETCHNGS, "fetchngs"),
+        )
+        .unwrap();
+    let pinned = PinnedSource {
+        repository,
+        origin: SourceOrigin::NfCore {
+            pipeline: "fetchngs".into(),
+            release: "1.12.0".into(),
+            published_at: "2024-02-29T00:00:00Z".into(),
+        },
+        source,
+    };
+    let binding = outline_pinned(&pinned).unwrap();
+    let mut f = Fixture {
+        cache: cache_dir.path().to_path_buf(),
+        project: Project::open(project_dir.path(), Seed::Empty).unwrap(),
+        store,
+        binding,
+        _dirs: (project_dir, cache_dir),
+    };
+    place(&mut f, "resolve-0001").unwrap();
+    f
+}
+
+#[test]
+fn every_schema_constraint_of_fetchngs_is_refused_with_its_code() {
+    let mut f = fetchngs();
+    assert!(!f.binding.invocations.is_empty());
+    assert_eq!(
+        set(&mut f, "param-edit-0001", "skip_fastq_download", json!(1)),
+        Err(ErrorCode::InvalidParamType)
+    );
+    assert_eq!(
+        set(
+            &mut f,
+            "param-edit-0002",
+            "download_method",
+            json!("carrier-pigeon")
+        ),
+        Err(ErrorCode::ParamNotInEnum)
+    );
+    assert_eq!(
+        set(&mut f, "param-edit-0003", "input", json!("ids.json")),
+        Err(ErrorCode::ParamPatternMismatch)
+    );
+    assert_eq!(
+        set(&mut f, "param-edit-0004", "input", json!("ids.csv")),
+        Err(ErrorCode::ParamPathNotFound)
+    );
+    std::fs::write(f.project.layout().root().join("ids.csv"), "SRR0000001\n").unwrap();
+    set(&mut f, "param-edit-0005", "input", json!("ids.csv")).unwrap();
+    set(
+        &mut f,
+        "param-edit-0006",
+        "download_method",
+        json!("sratools"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn promote_makes_a_native_variant_that_compiles_and_reverts() {
+    let mut f = demo();
+    place(&mut f, "resolve-0001").unwrap();
+    let source_state = f.project.state_revision().clone();
+    assert_eq!(
+        edit_err(
+            &mut f,
+            "promote-0000",
+            json!([{"op": "promote_source", "node_id": "source", "invocations": [FASTQC]}])
+        )
+        .details
+        .unwrap()["obstacle"],
+        "not_replaced"
+    );
+    edit(&mut f, "replace-0001", replace(FASTQC, "qc.fastqc")).unwrap();
+    let source_node = f.project.document().node("source").unwrap().clone();
+    edit(
+        &mut f,
+        "promote-0001",
+        json!([{"op": "promote_source", "node_id": "source", "invocations": [FASTQC]}]),
+    )
+    .unwrap();
+    let doc = f.project.document().clone();
+    assert!(doc.nodes.iter().all(|n| n.source.is_none()));
+    let ids: Vec<(&str, &str)> = doc
+        .nodes
+        .iter()
+        .map(|n| (n.id.as_str(), n.operator_id.as_str()))
+        .collect();
+    assert_eq!(
+        ids,
+        [("fastqc", "qc.fastqc"), ("seqtk_trim", "seq.seqtk_trimfq")]
+    );
+    let origin = doc.variant_origin.as_deref().unwrap();
+    assert_eq!(origin.repository, "nf-core/demo");
+    assert_eq!(origin.commit, DEMO_1_0_1);
+    assert_eq!(origin.source.as_ref(), &source_node);
+    let how: Vec<String> = origin
+        .promoted
+        .iter()
+        .map(|p| format!("{} {} {:?}", p.invocation, p.node_id, p.how))
+        .collect();
+    assert_eq!(
+        how,
+        [
+            format!("{FASTQC} fastqc Selected"),
+            format!("{SEQTK} seqtk_trim CatalogEquivalent")
+        ]
+    );
+    assert_eq!(origin.unrepresented.len(), 1);
+    assert_eq!(origin.unrepresented[0].invocation, MULTIQC);
+    // The missing MultiQC is a blocking requirement, never a silent drop.
+    let assessment = f.project.assess_graph();
+    let item = assessment
+        .items
+        .iter()
+        .find(|i| i.kind == ItemKind::UnrepresentedSourceStep)
+        .unwrap();
+    assert_eq!(item.id, format!("unrepresented_source_step:{MULTIQC}"));
+    assert!(item.required);
+    assert_eq!(assessment.graph_revision, doc.graph_revision());
+
+    // Build the rest natively: reads in, MultiQC over FastQC's report.
+    let reads = f.project.layout().root().join("reads.fastq.gz");
+    std::fs::write(&reads, b"").unwrap();
+    edit(
+        &mut f,
+        "native-0001",
+        json!([
+            {"op": "add_operator", "node_id": "reads", "operator_id": "files.import_fastq_gz",
+             "params": {"path": "reads.fastq.gz"}, "x": 0, "y": 200},
+            {"op": "connect", "edge_id": "e1", "from_node": "reads", "from_port": "reads", "to_node": "fastqc", "to_port": "reads"},
+            {"op": "connect", "edge_id": "e2", "from_node": "reads", "from_port": "reads", "to_node": "seqtk_trim", "to_port": "reads"},
+            {"op": "add_operator", "node_id": "multiqc", "operator_id": "qc.multiqc", "x": 600, "y": 200},
+            {"op": "connect", "edge_id": "e3", "from_node": "fastqc", "from_port": "report_zip", "to_node": "multiqc", "to_port": "report_1"},
+            {"op": "represent_invocation", "invocation": MULTIQC, "node_id": "multiqc"},
+        ]),
+    )
+    .unwrap();
+    let assessment = f.project.assess_graph();
+    assert!(
+        assessment
+            .items
+            .iter()
+            .all(|i| i.kind != ItemKind::UnrepresentedSourceStep),
+        "{:?}",
+        assessment.items
+    );
+    let toolchain = Toolchain::without_pixi().with_source_cache(&f.cache);
+    let outcome = compiled::compile(&f.project, &toolchain).unwrap();
+    let main = String::from_utf8(outcome.package.file("main.nf").unwrap().bytes.clone()).unwrap();
+    insta::assert_snapshot!("demo_variant_main_nf", main);
+    // The kept source node is compared whole above; the snapshot shows the rest.
+    let mut origin = serde_json::to_value(&f.project.document().variant_origin).unwrap();
+    origin.as_object_mut().unwrap().remove("source");
+    insta::with_settings!({sort_maps => true}, {
+        insta::assert_json_snapshot!("demo_variant_origin", origin);
+    });
+
+    // Revert restores the source node alone, as it was.
+    edit(&mut f, "revert-0001", json!([{"op": "revert_variant"}])).unwrap();
+    let doc = f.project.document();
+    assert_eq!(doc.nodes, vec![source_node]);
+    assert!(doc.edges.is_empty() && doc.variant_origin.is_none());
+    assert_ne!(f.project.state_revision(), &source_state);
+    assert_eq!(
+        edit(&mut f, "revert-0002", json!([{"op": "revert_variant"}])),
+        Err(ErrorCode::NotAVariant)
     );
 }

@@ -469,6 +469,7 @@ fn proof_document(
             y: 0.0,
             color: None,
             source: None,
+            replacements: Vec::new(),
         })
     };
     let mut doc = WorkflowDocument::empty(format!("Proof of {operator_id}"));

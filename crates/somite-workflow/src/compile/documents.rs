@@ -136,6 +136,7 @@ pub(crate) fn semantic_document(doc: &WorkflowDocument, order: &[String]) -> Wor
         edges,
         notes: Vec::new(),
         stages: Vec::new(),
+        variant_origin: None,
     }
 }
 

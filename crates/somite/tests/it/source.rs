@@ -17,7 +17,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use somite_api::tools::somite::{
-    SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, WORKFLOW_GET,
+    SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, SOURCE_WORKFLOW_EDIT,
+    SOURCE_WORKFLOW_PROMOTE, WORKFLOW_GET,
 };
 use standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
 use std::process::Output;
@@ -262,5 +263,145 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
         "invalid_request",
     )
     .await;
+
+    // Edit: replace FastQC's call by the catalog's FastQC, once.
+    let fastqc = "NFCORE_DEMO:DEMO:FASTQC";
+    let edit = json!({
+        "node_id": "source", "base_state_revision": placed["state_revision"],
+        "idempotency_key": "edit-demo-0001",
+        "edits": [{"op": "replace_invocation", "invocation": fastqc, "operator_id": "qc.fastqc"}],
+    });
+    let edited = ok(&client, SOURCE_WORKFLOW_EDIT, edit.clone()).await;
+    assert_eq!(edited["replayed"], false);
+    let replacement = &edited["document"]["nodes"][0]["replacements"][0];
+    assert_eq!(replacement["operator_id"], "qc.fastqc");
+    assert_eq!(replacement["inputs"][0]["invocation_port"], "reads");
+    assert_eq!(
+        ok(&client, SOURCE_WORKFLOW_EDIT, edit).await["replayed"],
+        true
+    );
+    // The outline draws the replaced call with its replacement.
+    let outline: Value = reqwest::get(format!("{}/api/source/nodes/source/outline", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let invocations = outline["invocations"].as_array().unwrap();
+    assert_eq!(invocations[0]["id"], fastqc);
+    assert_eq!(invocations[0]["inputs"][0]["type"], "Fastq");
+    assert_eq!(invocations[0]["replacement"]["operator_id"], "qc.fastqc");
+    assert!(invocations[1]["replacement"].is_null());
+    let misfit = refused(
+        &client,
+        SOURCE_WORKFLOW_EDIT,
+        json!({"node_id": "source", "base_state_revision": edited["state_revision"],
+               "idempotency_key": "edit-demo-0002",
+               "edits": [{"op": "replace_invocation", "invocation": fastqc, "operator_id": "align.bwa"}]}),
+        "invocation_port_incompatible",
+    )
+    .await;
+    assert_eq!(misfit["details"]["port"], "index");
+    refused(
+        &client,
+        SOURCE_WORKFLOW_EDIT,
+        json!({"node_id": "source", "base_state_revision": placed["state_revision"],
+               "idempotency_key": "edit-demo-0003",
+               "edits": [{"op": "set_param", "param": "outdir", "value": "results"}]}),
+        "stale_revision",
+    )
+    .await;
+    refused(
+        &client,
+        SOURCE_WORKFLOW_PROMOTE,
+        json!({"node_id": "source", "base_state_revision": edited["state_revision"],
+               "idempotency_key": "promote-demo-0001",
+               "invocations": ["NFCORE_DEMO:DEMO:MULTIQC"]}),
+        "promotion_refused",
+    )
+    .await;
+    let promoted = ok(
+        &client,
+        SOURCE_WORKFLOW_PROMOTE,
+        json!({"node_id": "source", "base_state_revision": edited["state_revision"],
+               "idempotency_key": "promote-demo-0002", "invocations": [fastqc]}),
+    )
+    .await;
+    let document = &promoted["document"];
+    assert_eq!(document["nodes"][0]["id"], "fastqc");
+    assert_eq!(document["variant_origin"]["commit"], DEMO_1_0_1);
+    assert_eq!(
+        document["variant_origin"]["unrepresented"][0]["invocation"],
+        "NFCORE_DEMO:DEMO:MULTIQC"
+    );
     client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_edits_and_promotes_a_resolved_source() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().to_str().unwrap();
+    let resolve = [
+        "resolve",
+        "nf-core/demo@1.0.1",
+        "--project",
+        folder,
+        "--json",
+    ];
+    let out = somite_source(&standin, cache.path(), &resolve).await;
+    assert!(out.status.success(), "{out:?}");
+    let base = json_of(&out)["state_revision"].as_str().unwrap().to_owned();
+    let body = project.path().join("edit.json");
+    let write = |edits: Value, key: &str, base: &str| {
+        std::fs::write(
+            &body,
+            json!({"base_state_revision": base, "idempotency_key": key, "edits": edits})
+                .to_string(),
+        )
+        .unwrap();
+    };
+    let file = body.to_str().unwrap();
+    let edit = [
+        "edit",
+        "--node",
+        "source",
+        file,
+        "--project",
+        folder,
+        "--json",
+    ];
+    write(
+        json!([{"op": "set_param", "param": "publish_dir_mode", "value": "teleport"}]),
+        "cli-edit-0001",
+        &base,
+    );
+    let out = somite_source(&standin, cache.path(), &edit).await;
+    assert_refused(&out, "param_not_in_enum");
+    write(
+        json!([{"op": "replace_invocation", "invocation": "NFCORE_DEMO:DEMO:FASTQC", "operator_id": "qc.fastqc"}]),
+        "cli-edit-0002",
+        &base,
+    );
+    let out = somite_source(&standin, cache.path(), &edit).await;
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json_of(&out)["operations"], 1);
+    let promote = [
+        "promote",
+        "--node",
+        "source",
+        "--invocation",
+        "NFCORE_DEMO:DEMO:FASTQC",
+        "--project",
+        folder,
+        "--json",
+    ];
+    let out = somite_source(&standin, cache.path(), &promote).await;
+    assert!(out.status.success(), "{out:?}");
+    let state = somite_project::Project::open(project.path(), somite_project::Seed::Empty).unwrap();
+    let document = state.document();
+    assert!(document.source_node().is_none());
+    assert!(document.node("fastqc").is_some());
+    assert!(document.variant_origin.is_some());
 }
