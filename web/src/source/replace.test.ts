@@ -3,7 +3,7 @@ import { catalogMatch as catalogMatchSchema } from "../api/schemas";
 import { outlineReply } from "../api/sourceSchemas";
 import { DEMO_COMMIT, DEMO_TREE } from "../testing/documents";
 import { FASTQC, MULTIQC, SEQTK_TRIM, demoInvocations, fastpMatch, fastqcMatch, krakenMatch } from "../testing/sourceEdit";
-import { fittingOperators, invocationFor, mappingByType, mappingProblem } from "./replace";
+import { fittingOperators, invocationFor, mappingByType, mappingProblem, refusalDetail } from "./replace";
 
 /** The contract's outline reply, parsed as the page parses it. */
 const reply = outlineReply.parse({
@@ -88,5 +88,24 @@ describe("the outline reply of issue 22", () => {
   it("reads an outline of a runtime without invocations as none", () => {
     const { invocations: _none, ...older } = { ...reply };
     expect(outlineReply.parse(older).invocations).toEqual([]);
+  });
+});
+
+describe("refusalDetail", () => {
+  it("names the port that does not fit, with both types", () => {
+    expect(
+      refusalDetail("invocation_port_incompatible", {
+        invocation: FASTQC, port: "html", direction: "output", expected_type: "Zip", found_type: "Html",
+      }),
+    ).toBe(`output html of ${FASTQC} is Html; the operator's port takes Zip`);
+    expect(refusalDetail("invocation_port_incompatible", { invocation: MULTIQC, port: "multiqc_files", direction: "input", found_type: null })).toBe(
+      `input multiqc_files of ${MULTIQC} is an unknown type`,
+    );
+  });
+
+  it("names a promotion's obstacle, and says nothing for other failures", () => {
+    expect(refusalDetail("promotion_refused", { invocation: MULTIQC, obstacle: "not_replaced" })).toBe(`${MULTIQC}: not replaced`);
+    expect(refusalDetail("stale_revision", { invocation: MULTIQC })).toBeUndefined();
+    expect(refusalDetail("promotion_refused", {})).toBeUndefined();
   });
 });

@@ -110,3 +110,30 @@ export function fittingOperators(invocation: Invocation, matches: readonly Catal
 export function replacementOf(replacements: readonly Replacement[] | undefined, invocation: string): Replacement | undefined {
   return replacements?.find((r) => r.invocation === invocation);
 }
+
+/**
+ * The part of a refusal of replacing or promoting that names where it
+ * failed (`invocation_port_incompatible`, `promotion_refused`,
+ * `unknown_invocation`), in words; `undefined` for any other failure.
+ */
+export function refusalDetail(code: string | undefined, details: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const text = (key: string) => (typeof details?.[key] === "string" ? details[key] : undefined);
+  const invocation = text("invocation");
+  switch (code) {
+    case "invocation_port_incompatible": {
+      const port = text("port");
+      if (!port) return undefined;
+      const found = text("found_type") ?? "an unknown type";
+      const expected = text("expected_type");
+      return `${text("direction") ?? "port"} ${port} of ${invocation ?? "the call"} is ${found}${expected ? `; the operator's port takes ${expected}` : ""}`;
+    }
+    case "promotion_refused": {
+      const obstacle = text("obstacle");
+      return invocation && obstacle ? `${invocation}: ${obstacle.replaceAll("_", " ")}` : undefined;
+    }
+    case "unknown_invocation":
+      return invocation ? `${invocation} is not a process call of the pinned tree` : undefined;
+    default:
+      return undefined;
+  }
+}
