@@ -42,6 +42,7 @@ const ResourceResolutions = lazy(() => import("../resources/ResourceResolutions"
 const InstalledResources = lazy(() => import("../resources/InstalledResources").then((m) => ({ default: m.InstalledResources })));
 const StartFromPipeline = lazy(() => import("../source/StartFromPipeline").then((m) => ({ default: m.StartFromPipeline })));
 const OutlineView = lazy(() => import("../source/OutlineView").then((m) => ({ default: m.OutlineView })));
+const VariantBanner = lazy(() => import("../source/VariantBanner").then((m) => ({ default: m.VariantBanner })));
 
 export function App() {
   const { workspace, contracts, controls, data } = useServices();
@@ -216,6 +217,8 @@ export function App() {
           </>
         }
       />
+      {/* One grid row for whichever banners there are. */}
+      <div className="app__banners">
       {state.recoveryRequired && (
         <p className="banner banner--danger" role="alert">
           Graph edits are blocked: {state.recoveryRequired}.{" "}
@@ -225,6 +228,12 @@ export function App() {
           (or run <code>somite project rebind</code>) to bind it to its location again.
         </p>
       )}
+      {document.variant_origin && (
+        <Suspense fallback={null}>
+          <VariantBanner origin={document.variant_origin} />
+        </Suspense>
+      )}
+      </div>
       <div className={`workbench${agentOpen ? " workbench--agent" : ""}`} style={agentOpen ? agentDock.style : undefined}>
         <Palette onAdd={(operator) => void actions.addOperator(operator)} />
         <main className="canvas" aria-label="Canvas">
