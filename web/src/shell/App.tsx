@@ -64,6 +64,10 @@ export function App() {
 
   const document = state.snapshot?.document;
   const graphRevision = state.snapshot?.graphRevision;
+  // An outline whose source node went (removed, or promoted into a native
+  // variant) is closed, so undoing that does not reopen it unasked.
+  const outlineOpen = outlineNode !== undefined && document?.nodes.some((n) => n.id === outlineNode && n.source) === true;
+  if (outlineNode !== undefined && document && !outlineOpen) setOutlineNode(undefined);
   const actions = useCanvasActions(document, setSelection);
 
   // The evidence of the graph on screen, looked up again whenever it changes.
@@ -289,7 +293,7 @@ export function App() {
               <StartFromPipeline />
             </Suspense>
           )}
-          {outlineNode && document.nodes.some((n) => n.id === outlineNode && n.source) && (
+          {outlineNode && outlineOpen && (
             <Suspense fallback={null}>
               <OutlineView nodeId={outlineNode} onClose={() => { setOutlineNode(undefined); }} />
             </Suspense>
