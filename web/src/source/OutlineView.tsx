@@ -28,6 +28,9 @@ import { invocationFor, refusalDetail, replacementOf } from "./replace";
 import { ReplaceInvocation } from "./ReplaceInvocation";
 import "./source.css";
 
+/** One empty list, so the drawn nodes are not rebuilt on every render of a source with no replacement. */
+const NO_REPLACEMENTS: readonly Replacement[] = [];
+
 type OutlineState =
   | { readonly status: "loading" }
   | { readonly status: "done"; readonly reply: OutlineReply }
@@ -93,7 +96,7 @@ export function OutlineView({ nodeId, onClose }: { nodeId: string; onClose: () =
         </div>
       )}
       {state.status === "done" && (
-        <OutlineBrowser outline={state.reply.outline} invocations={state.reply.invocations} nodeId={nodeId} replacements={replacements ?? []} />
+        <OutlineBrowser outline={state.reply.outline} invocations={state.reply.invocations} nodeId={nodeId} replacements={replacements ?? NO_REPLACEMENTS} />
       )}
     </div>
   );
