@@ -247,6 +247,8 @@ function OutlineBrowser({ outline, invocations, nodeId, replacements }: OutlineB
         </ReactFlowProvider>
       </div>
       <aside className="outline-view__side" aria-label="Outline details">
+        {/* Restoring may start from the canvas with nothing selected. */}
+        {restoreFailure && <FailureBlock failure={restoreFailure} onDismiss={() => { setRestoreFailure(undefined); }} />}
         {selected ? (
           <section>
             <h3 className="inspector__subtitle">{selected.label}</h3>
@@ -261,7 +263,6 @@ function OutlineBrowser({ outline, invocations, nodeId, replacements }: OutlineB
                 onReplace={() => { setReplacing(true); }}
               />
             )}
-            {restoreFailure && <FailureBlock failure={restoreFailure} onDismiss={() => { setRestoreFailure(undefined); }} />}
             {selectedInvocation && replacing && (
               <ReplaceInvocation key={selectedInvocation.id} nodeId={nodeId} invocation={selectedInvocation} onDone={() => { setReplacing(false); }} />
             )}
