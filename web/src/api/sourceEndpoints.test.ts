@@ -3,6 +3,7 @@ import { DEMO_COMMIT, DEMO_TREE, emptyDocument, node, replacement, revisionOf, s
 import { FASTQC, MULTIQC } from "../testing/sourceEdit";
 import { ApiError } from "./errors";
 import { HttpClient } from "./http";
+import { assessment } from "./schemas";
 import { createSourceApi } from "./sourceEndpoints";
 
 function client(answer: () => Response) {
@@ -79,8 +80,7 @@ describe("the promote route", () => {
 });
 
 describe("a variant's readiness", () => {
-  it("reads a step no native node stands for as a blocking requirement of its own kind", async () => {
-    const { assessment } = await import("./schemas");
+  it("reads a step no native node stands for as a blocking requirement of its own kind", () => {
     const item = {
       id: `unrepresented_source_step:${MULTIQC}`,
       node_id: null,
