@@ -446,16 +446,16 @@ function Promote({ nodeId, replacements, invocations }: PromoteProps) {
       <button type="button" className="button button--primary button--small" disabled={chosen.length === 0 || working} onClick={() => void promote()}>
         Promote to native variant
       </button>
-      <p className="muted outline-view__detail">
-        The picked steps become ordinary nodes of a new native workflow; the rest of the pipeline becomes native nodes where the catalog has them and
-        requirements where it does not. The source is kept and can be restored.
-      </p>
       {failure && (
         <>
           <FailureBlock failure={failure.failure} />
           {failure.where && <p className="field__error mono">{failure.where}</p>}
         </>
       )}
+      <p className="muted outline-view__detail">
+        The picked steps become ordinary nodes of a new native workflow; the rest of the pipeline becomes native nodes where the catalog has them and
+        requirements where it does not. The source is kept and can be restored.
+      </p>
     </section>
   );
 }
@@ -501,12 +501,12 @@ function ReplacedOutlineStep({ node, replaced }: { node: OutlineNode; replaced: 
       className="outline-step outline-step--replaced"
       data-outline-kind="replaced"
       data-operator={replacement.operator_id}
+      // Within the outline's row height: the operator id is in the tooltip and the side panel.
       title={`${node.label} replaced by ${replacement.operator_id}`}
     >
       <Handle type="target" position={Position.Left} isConnectable={false} className="outline-step__handle" />
       <span className="outline-step__kind">replaces {node.label}</span>
       <span className="outline-step__label outline-step__operator">{replaced.title}</span>
-      <span className="outline-step__location mono">{replacement.operator_id}</span>
       <span className="outline-step__ports mono">
         {replacement.ports.in.map((p) => p.name).join(", ") || "—"} → {replacement.ports.out.map((p) => p.name).join(", ") || "—"}
       </span>

@@ -38,7 +38,7 @@ export function VariantBanner({ origin }: { origin: VariantOrigin }) {
         ))}
       </span>
       {origin.unrepresented.length > 0 && (
-        <span>
+        <div>
           Not represented yet:
           <ul className="variant-banner__list" aria-label="Steps with no native node">
             {origin.unrepresented.map((u) => (
@@ -47,7 +47,7 @@ export function VariantBanner({ origin }: { origin: VariantOrigin }) {
               </li>
             ))}
           </ul>
-        </span>
+        </div>
       )}
       <button
         type="button"
