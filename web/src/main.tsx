@@ -25,7 +25,7 @@ const api = createApi(http);
 const sourceApi = createSourceApi(http);
 const services: Services = {
   api,
-  workspace: new Workspace({ api, openFeed: (after, listener) => openFeed(http, after, listener) }),
+  workspace: new Workspace({ api, openFeed: (after, listener) => openFeed(http, after, listener), promote: (nodeId, invocations, base) => sourceApi.promote(nodeId, invocations, base) }),
   contracts: new ContractCache(api),
   controls: new Controls({ api: createControlsApi(http), save: saveDownload }),
   agent: new AgentStore({ api: createAgentApi(http), activity: (after) => api.activity(after) }),

@@ -7,7 +7,10 @@
  * the page relies on is checked, down to the numbers being finite.
  */
 import { z } from "zod/mini";
-import { sourcePin } from "./sourceSchemas";
+import { portSpec, portType, ports } from "./portSchemas";
+import { promotedInvocation, replacement, sourcePin, unrepresentedInvocation } from "./sourceSchemas";
+
+export { portSpec };
 
 const revision = z.string().check(z.regex(/^blake3:[0-9a-f]{64}$/, "expected a blake3:<hex> revision"));
 /**
@@ -15,8 +18,6 @@ const revision = z.string().check(z.regex(/^blake3:[0-9a-f]{64}$/, "expected a b
  * but never `.` or `..`, which would name a folder outside a node's results.
  */
 const graphId = z.string().check(z.regex(/^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/, "expected a graph id"));
-/** A port type name such as `FastqGz` (the documented set has 28). */
-const portType = z.string().check(z.regex(/^[A-Z][A-Za-z0-9]{0,31}$/, "expected a port type name"));
 const coordinate = z.number().check(z.refine(Number.isFinite, "expected a finite number"));
 const count = z.int().check(z.nonnegative());
 const paramValue = z.union([z.boolean(), z.number(), z.string()]);
@@ -27,41 +28,6 @@ export const errorEnvelope = z.object({
   message: z.string(),
   recovery: z.string(),
   details: z.optional(z.record(z.string(), z.unknown())),
-});
-
-const resourceResolution = z.object({
-  id: z.string(),
-  label: z.string(),
-  kind: z.enum(["use_existing", "download", "build"]),
-  recommended: z._default(z.boolean(), false),
-  download_bytes: z.optional(count),
-  stored_bytes: z.optional(count),
-  scientific_effect: z.optional(z.string()),
-  source_url: z.optional(z.string()),
-  version: z.optional(z.string()),
-});
-
-export const portSpec = z.object({
-  name: z.string().check(z.minLength(1)),
-  type: portType,
-  union: z._default(z.array(portType), []),
-  optional: z._default(z.boolean(), false),
-  resource: z.optional(
-    z.object({
-      profile: z.string(),
-      title: z.string(),
-      detail: z.string(),
-      resolutions: z._default(z.array(resourceResolution), []),
-    }),
-  ),
-  resource_profile: z.optional(z.string()),
-  stage_as: z.optional(z.string()),
-  import_param: z.optional(z.string()),
-});
-
-const ports = z.object({
-  in: z._default(z.array(portSpec), []),
-  out: z._default(z.array(portSpec), []),
 });
 
 export const workflowNode = z.object({
@@ -75,6 +41,8 @@ export const workflowNode = z.object({
   color: z.optional(z.string()),
   /** What a `workflow.source` node pins (absent on native nodes). */
   source: z.optional(sourcePin),
+  /** The invocations of a source node replaced by catalog operators, in invocation order (omitted when none). */
+  replacements: z.optional(z.array(replacement)),
 });
 
 export const workflowEdge = z.object({
@@ -93,6 +61,25 @@ export const workflowNote = z.object({
   color: z.optional(z.string()),
 });
 
+/**
+ * What a native variant records of the source workflow it was promoted
+ * from (issue 22): the pinned tree, which invocations became which nodes,
+ * which none could stand for, and the source node as it was, which
+ * `revert_variant` restores. Here rather than in `sourceSchemas.ts`
+ * because it holds a whole node.
+ */
+export const variantOrigin = z.object({
+  source_node_id: graphId,
+  provider: z.enum(["nf-core", "github"]),
+  repository: z.string(),
+  release: z.nullable(z.string()),
+  commit: z.string().check(z.regex(/^[0-9a-f]{40}$/, "expected a full commit id")),
+  tree_digest: revision,
+  promoted: z._default(z.array(promotedInvocation), []),
+  unrepresented: z._default(z.array(unrepresentedInvocation), []),
+  source: workflowNode,
+});
+
 export const workflowDocument = z.object({
   schema_version: z.int(),
   title: z.string(),
@@ -100,6 +87,8 @@ export const workflowDocument = z.object({
   edges: z._default(z.array(workflowEdge), []),
   notes: z._default(z.array(workflowNote), []),
   stages: z._default(z.array(z.unknown()), []),
+  /** Present when the document is a native variant promoted from a source workflow. */
+  variant_origin: z.optional(z.nullable(variantOrigin)),
 });
 
 /** A server process's feed identity: cursors restart with every process. */
@@ -296,6 +285,7 @@ export const itemKind = z.enum([
   "legacy_tool",
   "adapter",
   "toolchain",
+  "unrepresented_source_step",
 ]);
 
 /** Where a file and line point: a contract field's declaration. */

@@ -1,7 +1,10 @@
 /**
- * The source-workflow routes as typed calls (issue 18): search the nf-core
- * catalog, resolve a pipeline or a GitHub repository into the one
- * transaction that places its pinned node, and read a node's outline.
+ * The source-workflow routes as typed calls (issues 18 and 22): search the
+ * nf-core catalog, resolve a pipeline or a GitHub repository into the one
+ * transaction that places its pinned node, read a node's outline, and
+ * promote its replaced invocations into a native variant (one transaction
+ * the runtime composes). Replacing an invocation is an ordinary operation
+ * of `POST /api/transactions`, sent through the workspace like any edit.
  */
 import type { HttpClient } from "./http";
 import { MAX_DOCUMENT_REPLY_BYTES, MAX_REPLY_BYTES, PACKAGE_TIMEOUT_MS } from "./limits";
@@ -24,6 +27,7 @@ export interface SourceApi {
   searchNfcore(query: string, limit: number, signal?: AbortSignal): Promise<NfcoreSearchPage>;
   resolve(target: ResolveTarget, base: ResolveBase): Promise<TransactionReply>;
   outline(nodeId: string, signal?: AbortSignal): Promise<OutlineReply>;
+  promote(nodeId: string, invocations: readonly string[], base: ResolveBase): Promise<TransactionReply>;
 }
 
 export function createSourceApi(http: HttpClient): SourceApi {
@@ -54,6 +58,16 @@ export function createSourceApi(http: HttpClient): SourceApi {
         schema: outlineReply,
         maxBytes: MAX_REPLY_BYTES,
         signal,
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    promote: (nodeId, invocations, base) =>
+      http.request({
+        path: `/api/source/nodes/${encodeURIComponent(nodeId)}/promote`,
+        method: "POST",
+        body: { ...base, invocations },
+        schema: transactionReply,
+        maxBytes: MAX_DOCUMENT_REPLY_BYTES,
+        // The runtime reads the pinned tree again to lay out the variant.
         timeoutMs: PACKAGE_TIMEOUT_MS,
       }),
   };

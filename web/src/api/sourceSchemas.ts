@@ -1,14 +1,18 @@
 /**
- * Runtime schemas of source workflows (issue 18): the pin a `workflow.source`
- * node carries, the nf-core search page and the outline of a pinned tree
- * (the wire contract is the runtime's `docs/http-api.md`; the outline is
- * `somite_outline::Outline`).
+ * Runtime schemas of source workflows (issues 18 and 22): the pin a
+ * `workflow.source` node carries and the invocations it replaces with
+ * catalog operators, the nf-core search page, the outline of a pinned tree
+ * with its process invocations, and what a promoted variant records of its
+ * origin (the wire contract is the runtime's `docs/http-api.md`; the
+ * outline is `somite_outline::Outline`).
  *
- * Kept apart from `schemas.ts`, which imports `sourcePin` for the node; so
- * this file imports nothing from it (no import cycle). As there, objects
- * are parsed non-strictly and what the page relies on is checked.
+ * Kept apart from `schemas.ts`, which imports `sourcePin` and `replacement`
+ * for the node; so this file imports nothing from it (no import cycle). As
+ * there, objects are parsed non-strictly and what the page relies on is
+ * checked.
  */
 import { z } from "zod/mini";
+import { ports } from "./portSchemas";
 
 /** A BLAKE3 digest as the runtime writes every one (`blake3:<64 hex>`). */
 const blake3 = z.string().check(z.regex(/^blake3:[0-9a-f]{64}$/, "expected a blake3:<hex> digest"));
@@ -172,6 +176,52 @@ export const outline = z.object({
   ),
 });
 
+// ---- invocations and their replacements (issue 22) ---------------------------
+
+/**
+ * A process call's fully-qualified name, as Nextflow names its tasks: the
+ * workflow names down to the call joined with `:` (`NFCORE_DEMO:DEMO:FASTQC`).
+ */
+const invocationId = z.string().check(z.minLength(1));
+
+/** One input or output of an invocation: `type` is `null` when the tree does not say (it cannot be mapped). */
+export const invocationPort = z.object({
+  name: z.string().check(z.minLength(1)),
+  type: z.nullable(z.string()),
+  text: z._default(z.string(), ""),
+});
+
+/** Which operator port stands in for which port of the invocation. */
+export const portPair = z.object({
+  invocation_port: z.string().check(z.minLength(1)),
+  operator_port: z.string().check(z.minLength(1)),
+});
+
+/** An invocation of the pinned tree replaced by a catalog operator, as the source node records it. */
+export const replacement = z.object({
+  invocation: invocationId,
+  operator_id: z.string().check(z.minLength(1)),
+  operator_revision: blake3,
+  /** The operator's port contract pinned at replace time (the shape of a node's `ports`). */
+  ports,
+  inputs: z._default(z.array(portPair), []),
+  outputs: z._default(z.array(portPair), []),
+});
+
+export const invocation = z.object({
+  id: invocationId,
+  /** The call's name in its workflow (an alias when it has one). */
+  call: z.string(),
+  /** The workflow whose body makes the call. */
+  workflow: z.nullable(z.string()),
+  process: z.string(),
+  file: z.string(),
+  line: count,
+  inputs: z._default(z.array(invocationPort), []),
+  outputs: z._default(z.array(invocationPort), []),
+  replacement: z._default(z.nullable(replacement), null),
+});
+
 /** `GET /api/source/nodes/{id}/outline`: the pinned tree, verified again and outlined. */
 export const outlineReply = z.object({
   node_id: z.string(),
@@ -180,6 +230,21 @@ export const outlineReply = z.object({
   tree_digest: blake3,
   outline,
   params: z._default(z.array(sourceParam), []),
+  invocations: z._default(z.array(invocation), []),
+});
+
+/** An invocation a variant carries as a native node: picked by the person, or the catalog's equivalent. */
+export const promotedInvocation = z.object({
+  invocation: invocationId,
+  node_id: z.string(),
+  how: z.enum(["selected", "catalog_equivalent"]),
+});
+
+/** An invocation no native node stands for yet: a blocking requirement of the variant, never a silent drop. */
+export const unrepresentedInvocation = z.object({
+  invocation: invocationId,
+  process: z.string(),
+  reason: z.string(),
 });
 
 export type SourceParam = z.infer<typeof sourceParam>;
@@ -193,3 +258,9 @@ export type OutlineWorkflow = z.infer<typeof outlineWorkflow>;
 export type OutlineProcess = z.infer<typeof outlineProcess>;
 export type Outline = z.infer<typeof outline>;
 export type OutlineReply = z.infer<typeof outlineReply>;
+export type InvocationPort = z.infer<typeof invocationPort>;
+export type PortPair = z.infer<typeof portPair>;
+export type Replacement = z.infer<typeof replacement>;
+export type Invocation = z.infer<typeof invocation>;
+export type PromotedInvocation = z.infer<typeof promotedInvocation>;
+export type UnrepresentedInvocation = z.infer<typeof unrepresentedInvocation>;

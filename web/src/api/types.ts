@@ -7,6 +7,7 @@ export type WorkflowNode = z.infer<typeof s.workflowNode>;
 export type WorkflowEdge = z.infer<typeof s.workflowEdge>;
 export type WorkflowNote = z.infer<typeof s.workflowNote>;
 export type WorkflowDocument = z.infer<typeof s.workflowDocument>;
+export type VariantOrigin = z.infer<typeof s.variantOrigin>;
 export type WorkflowView = z.infer<typeof s.workflowView>;
 export type WorkflowRevision = z.infer<typeof s.workflowRevision>;
 export type Rebound = z.infer<typeof s.rebound>;
@@ -78,7 +79,20 @@ export type Operation =
   | { op: "add_note"; note_id: string; text: string; x: number; y: number }
   | { op: "edit_note"; note_id: string; text: string }
   | { op: "remove_note"; note_id: string }
-  | { op: "set_title"; title: string };
+  | { op: "set_title"; title: string }
+  // A source node's process invocation (issue 22): replaced by a catalog
+  // operator (maps from the invocation's port to the operator's; omitted,
+  // matched by type), restored, and a promoted variant turned back.
+  | {
+      op: "replace_invocation";
+      node_id: string;
+      invocation: string;
+      operator_id: string;
+      inputs?: Record<string, string>;
+      outputs?: Record<string, string>;
+    }
+  | { op: "restore_invocation"; node_id: string; invocation: string }
+  | { op: "revert_variant" };
 
 export interface GraphTransaction {
   readonly base_state_revision: string;

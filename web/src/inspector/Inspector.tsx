@@ -6,7 +6,8 @@ import { familyColor } from "../canvas/portTypes";
 import { splitTitle } from "../canvas/titles";
 import { acceptedTypes } from "../domain/ports";
 import type { ContractEntry } from "../state/contracts";
-import { Why } from "../readiness/Why";
+import { catalogFieldSpec } from "./fieldSpec";
+import { Needs } from "./Needs";
 import { ParamField } from "./ParamField";
 
 // Only a source workflow needs it: loaded the first time one is selected.
@@ -130,19 +131,7 @@ function NodeInspector({
         {contract?.status === "failed" && <p className="callout callout--danger">{contract.message}</p>}
       </section>
 
-      {open.length > 0 && (
-        <section className="inspector__section" aria-label="Open requirements">
-          <h3 className="inspector__subtitle">Needs</h3>
-          <ul className="needs">
-            {open.map((item) => (
-              <li key={item.id} className={`need need--${item.kind}`}>
-                {item.title}
-                <Why evidence={item.evidence} />
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <Needs items={open} />
 
       <section className="inspector__section">
         <h3 className="inspector__subtitle">Parameters</h3>
@@ -153,9 +142,8 @@ function NodeInspector({
             <ParamField
               key={`${spec.name}:${JSON.stringify(node.params[spec.name] ?? null)}`}
               nodeId={node.id}
-              spec={spec}
+              field={catalogFieldSpec(spec, imported.has(spec.name))}
               value={node.params[spec.name]}
-              isFile={imported.has(spec.name)}
               focusRequest={focus?.field === spec.name ? focus.request : undefined}
             />
           ))}

@@ -11,6 +11,7 @@ export const KIND_LABELS: Readonly<Record<ItemKind, string>> = {
   legacy_tool: "Legacy tools",
   adapter: "Adapters",
   toolchain: "Toolchain",
+  unrepresented_source_step: "Pipeline steps",
 };
 
 const STATE_LABELS: Readonly<Record<Assessment["state"], string>> = {

@@ -42,6 +42,7 @@ const ResourceResolutions = lazy(() => import("../resources/ResourceResolutions"
 const InstalledResources = lazy(() => import("../resources/InstalledResources").then((m) => ({ default: m.InstalledResources })));
 const StartFromPipeline = lazy(() => import("../source/StartFromPipeline").then((m) => ({ default: m.StartFromPipeline })));
 const OutlineView = lazy(() => import("../source/OutlineView").then((m) => ({ default: m.OutlineView })));
+const VariantBanner = lazy(() => import("../source/VariantBanner").then((m) => ({ default: m.VariantBanner })));
 
 export function App() {
   const { workspace, contracts, controls, data } = useServices();
@@ -63,6 +64,10 @@ export function App() {
 
   const document = state.snapshot?.document;
   const graphRevision = state.snapshot?.graphRevision;
+  // An outline whose source node went (removed, or promoted into a native
+  // variant) is closed, so undoing that does not reopen it unasked.
+  const outlineOpen = outlineNode !== undefined && document?.nodes.some((n) => n.id === outlineNode && n.source) === true;
+  if (outlineNode !== undefined && document && !outlineOpen) setOutlineNode(undefined);
   const actions = useCanvasActions(document, setSelection);
 
   // The evidence of the graph on screen, looked up again whenever it changes.
@@ -216,6 +221,8 @@ export function App() {
           </>
         }
       />
+      {/* One grid row for whichever banners there are. */}
+      <div className="app__banners">
       {state.recoveryRequired && (
         <p className="banner banner--danger" role="alert">
           Graph edits are blocked: {state.recoveryRequired}.{" "}
@@ -225,6 +232,12 @@ export function App() {
           (or run <code>somite project rebind</code>) to bind it to its location again.
         </p>
       )}
+      {document.variant_origin && (
+        <Suspense fallback={null}>
+          <VariantBanner origin={document.variant_origin} />
+        </Suspense>
+      )}
+      </div>
       <div className={`workbench${agentOpen ? " workbench--agent" : ""}`} style={agentOpen ? agentDock.style : undefined}>
         <Palette onAdd={(operator) => void actions.addOperator(operator)} />
         <main className="canvas" aria-label="Canvas">
@@ -280,7 +293,7 @@ export function App() {
               <StartFromPipeline />
             </Suspense>
           )}
-          {outlineNode && document.nodes.some((n) => n.id === outlineNode && n.source) && (
+          {outlineNode && outlineOpen && (
             <Suspense fallback={null}>
               <OutlineView nodeId={outlineNode} onClose={() => { setOutlineNode(undefined); }} />
             </Suspense>

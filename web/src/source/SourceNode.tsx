@@ -1,8 +1,8 @@
 /**
  * A pinned pipeline on the canvas: what it is (repository, release or ref),
  * exactly which tree (short commit, tree digest), what it still misses, and
- * the way into its read-only outline. It has no ports: a source workflow is
- * the whole graph.
+ * how many of its calls are replaced by catalog operators, and the way into
+ * its outline. It has no ports: a source workflow is the whole graph.
  */
 import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
@@ -17,6 +17,7 @@ export const SourceNode = memo(function SourceNode({ data }: NodeProps<SourceFlo
   const pin = node.source;
   if (!pin) return null;
   const version = pin.release ?? pin.git_ref ?? "";
+  const replaced = node.replacements?.length ?? 0;
   return (
     <article className="op-node op-node--source source-node" aria-label={`${pin.repository} (${node.id})`} data-source-node={node.id}>
       <header className="op-node__header">
@@ -52,6 +53,7 @@ export const SourceNode = memo(function SourceNode({ data }: NodeProps<SourceFlo
       <p className="source-node__actions">
         <span className="muted">
           {pin.processes.length} {pin.processes.length === 1 ? "process" : "processes"} · {pin.params.length} parameters
+          {replaced > 0 && <span data-replaced={replaced}> · {replaced} replaced</span>}
         </span>
         <button type="button" className="button button--small nodrag" onClick={() => { openOutline(node.id); }}>
           Open outline

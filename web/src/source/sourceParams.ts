@@ -7,6 +7,7 @@
 import type { SourceParam } from "../api/sourceSchemas";
 import type { ParamValue } from "../api/types";
 import { MAX_STRING_PARAM_BYTES } from "../domain/params";
+import type { FieldSpec } from "../inspector/fieldSpec";
 
 export type ParsedSourceParam = { readonly ok: true; readonly value: ParamValue } | { readonly ok: false; readonly reason: string };
 
@@ -92,6 +93,29 @@ export function formatSourceValue(value: unknown): string {
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return JSON.stringify(value);
+}
+
+/** A schema parameter as the shared parameter control edits it: named as the pipeline names it, emptied to unset. */
+export function sourceFieldSpec(param: SourceParam): FieldSpec {
+  return {
+    name: param.name,
+    label: param.name,
+    labelIsCode: true,
+    control: param.type === "boolean" ? "switch" : param.enum.length > 0 ? "choice" : "text",
+    choices: param.enum.map(formatSourceValue),
+    defaultValue: param.default,
+    required: param.required,
+    isPath: isPathParam(param),
+    numeric: param.type === "integer" ? "int" : param.type === "number" ? "float" : undefined,
+    hint: describeSourceParam(param),
+    pattern: param.pattern ?? undefined,
+    help: param.description ?? undefined,
+    resettable: true,
+    resetVerb: "Unset",
+    emptyUnsets: true,
+    format: formatSourceValue,
+    parse: (raw) => parseSourceParam(param, raw),
+  };
 }
 
 /** One line saying what a field accepts: type, path kind, range, default. */

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { WorkflowDocument } from "../api/types";
-import { applyOperations, canonical, emptyDocument, node } from "../testing/documents";
-import { operationsBetween } from "./compensate";
+import {
+  DEMO_COMMIT,
+  DEMO_TREE,
+  applyOperations,
+  canonical,
+  emptyDocument,
+  node,
+  replacement,
+  sourceNode,
+} from "../testing/documents";
+import { operationsBetween, promotionBetween } from "./compensate";
 
 const pipeline: WorkflowDocument = {
   ...emptyDocument("QC"),
@@ -105,5 +114,108 @@ describe("operationsBetween", () => {
 
   it("rebuilds a whole graph from empty and back", () => {
     expectRoundTrip(emptyDocument("QC"), pipeline);
+  });
+});
+
+const FASTQC = "NFCORE_DEMO:DEMO:FASTQC";
+const MULTIQC = "NFCORE_DEMO:DEMO:MULTIQC";
+
+const source: WorkflowDocument = { ...emptyDocument("Demo"), nodes: [sourceNode("source", { outdir: "results" })] };
+
+const withReplacements = (...replacements: ReturnType<typeof replacement>[]): WorkflowDocument => ({
+  ...source,
+  nodes: [{ ...sourceNode("source", { outdir: "results" }), replacements }],
+});
+
+describe("operationsBetween on a source node's replacements", () => {
+  const fastqc = replacement(FASTQC, "qc.fastqc", { reads: "reads" }, { html: "report_html" });
+
+  it("undoes a replacement by restoring the invocation", () => {
+    const replaced = withReplacements(fastqc);
+    expect(operationsBetween(replaced, source)).toEqual([{ op: "restore_invocation", node_id: "source", invocation: FASTQC }]);
+    expectRoundTrip(source, replaced);
+  });
+
+  it("redoes it with the recorded port pairs as explicit maps", () => {
+    expect(operationsBetween(source, withReplacements(fastqc))).toEqual([
+      {
+        op: "replace_invocation",
+        node_id: "source",
+        invocation: FASTQC,
+        operator_id: "qc.fastqc",
+        inputs: { reads: "reads" },
+        outputs: { html: "report_html" },
+      },
+    ]);
+  });
+
+  it("puts back an earlier replacement of the same invocation, other operator or other mapping alike", () => {
+    const byFastp = withReplacements(replacement(FASTQC, "qc.fastp", { reads: "r1" }, { html: "report_json" }));
+    expect(operationsBetween(byFastp, withReplacements(fastqc))).toEqual([
+      expect.objectContaining({ op: "replace_invocation", operator_id: "qc.fastqc", outputs: { html: "report_html" } }),
+    ]);
+    expectRoundTrip(withReplacements(fastqc), byFastp);
+    const remapped = withReplacements(replacement(FASTQC, "qc.fastqc", { reads: "reads" }, { zip: "report_html" }));
+    expect(operationsBetween(remapped, withReplacements(fastqc)).map((o) => o.op)).toEqual(["replace_invocation"]);
+  });
+
+  it("leaves untouched replacements alone and keeps parameter edits beside them", () => {
+    const multiqc = replacement(MULTIQC, "qc.fastp", { multiqc_files: "r1" }, { report: "report_json" });
+    const before = withReplacements(fastqc, multiqc);
+    const after: WorkflowDocument = {
+      ...before,
+      nodes: [{ ...sourceNode("source", { outdir: "out" }), replacements: [multiqc] }],
+    };
+    expect(operationsBetween(after, before)).toEqual([
+      { op: "set_param", node_id: "source", param: "outdir", value: "results" },
+      expect.objectContaining({ op: "replace_invocation", invocation: FASTQC }),
+    ]);
+    expectRoundTrip(before, after);
+  });
+});
+
+describe("operationsBetween across a promotion", () => {
+  const recorded = withReplacements(replacement(FASTQC, "qc.fastqc", { reads: "reads" }, { html: "report_html" }));
+  const variant: WorkflowDocument = {
+    ...recorded,
+    nodes: [node("fastqc", "qc.fastqc", 0, 0), node("fastp", "qc.fastp", 300, 0)],
+    edges: [{ id: "fastp-fastqc", from_node: "fastp", from_port: "trimmed_r1", to_node: "fastqc", to_port: "reads" }],
+    variant_origin: {
+      source_node_id: "source",
+      provider: "nf-core",
+      repository: "nf-core/demo",
+      release: "1.0.1",
+      commit: DEMO_COMMIT,
+      tree_digest: DEMO_TREE,
+      promoted: [
+        { invocation: FASTQC, node_id: "fastqc", how: "selected" },
+        { invocation: "NFCORE_DEMO:DEMO:SEQTK_TRIM", node_id: "fastp", how: "catalog_equivalent" },
+      ],
+      unrepresented: [{ invocation: MULTIQC, process: "MULTIQC", reason: "no catalog operator stands for MULTIQC" }],
+      source: recorded.nodes[0] ?? sourceNode(),
+    },
+  };
+
+  it("undoes a promotion with revert_variant alone when nothing else changed", () => {
+    expect(operationsBetween(variant, recorded)).toEqual([{ op: "revert_variant" }]);
+    expect(canonical(applyOperations(variant, [{ op: "revert_variant" }]))).toEqual(canonical(recorded));
+  });
+
+  it("reverts first, then diffs from the restored source (a title changed since)", () => {
+    const renamed = { ...variant, title: "Demo variant" };
+    const ops = operationsBetween(renamed, recorded);
+    expect(ops).toEqual([{ op: "revert_variant" }, { op: "set_title", title: "Demo" }]);
+    expect(canonical(applyOperations(renamed, ops))).toEqual(canonical(recorded));
+  });
+
+  it("names the promotion to send again for redo, with only the invocations picked by hand", () => {
+    expect(promotionBetween(recorded, variant)).toEqual({ nodeId: "source", invocations: [FASTQC] });
+    expect(promotionBetween(variant, recorded)).toBeUndefined();
+    expect(promotionBetween(variant, { ...variant, title: "x" })).toBeUndefined();
+  });
+
+  it("diffs a variant's own native edits like any graph", () => {
+    const moved = applyOperations(variant, [{ op: "move", node_id: "fastqc", x: 40, y: 40 }]);
+    expect(operationsBetween(moved, variant)).toEqual([{ op: "move", node_id: "fastqc", x: 0, y: 0 }]);
   });
 });

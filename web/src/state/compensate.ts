@@ -8,13 +8,51 @@
  * is freed before it is claimed again (nodes, edges and notes share one id
  * namespace).
  *
+ * A source node's replaced invocations are restored or replaced again with
+ * explicit port maps (the recorded pairs), so the result does not depend on
+ * how the runtime would match ports by type today. A promoted variant goes
+ * back to its source with `revert_variant`, which restores the recorded
+ * source node as the only node; the rest is then diffed from there.
+ *
  * What operations cannot express is not attempted: stage boxes and colours
  * have no operation yet, and notes have no move, so a note that moved is
- * removed and added again with the same id and text.
+ * removed and added again with the same id and text. Promoting is not an
+ * operation either (the runtime composes it): `promotionBetween` says when
+ * going forward means promoting again.
  */
+import type { Replacement } from "../api/sourceSchemas";
 import type { Operation, WorkflowDocument, WorkflowEdge, WorkflowNode } from "../api/types";
 
 export function operationsBetween(from: WorkflowDocument, to: WorkflowDocument): Operation[] {
+  if (from.variant_origin && !to.variant_origin) {
+    return [{ op: "revert_variant" }, ...graphOperations(reverted(from), to)];
+  }
+  return graphOperations(from, to);
+}
+
+/**
+ * The promotion that turns `from` into `to` (the variant's source node and
+ * the invocations picked for it), when `to` is a variant `from` is not.
+ */
+export function promotionBetween(
+  from: WorkflowDocument,
+  to: WorkflowDocument,
+): { readonly nodeId: string; readonly invocations: readonly string[] } | undefined {
+  const origin = to.variant_origin;
+  if (!origin || from.variant_origin) return undefined;
+  return {
+    nodeId: origin.source_node_id,
+    invocations: origin.promoted.filter((p) => p.how === "selected").map((p) => p.invocation),
+  };
+}
+
+/** What `revert_variant` leaves: the recorded source node alone, notes and title kept. */
+export function reverted(variant: WorkflowDocument): WorkflowDocument {
+  const { variant_origin: origin, ...rest } = variant;
+  return origin ? { ...rest, nodes: [origin.source], edges: [] } : variant;
+}
+
+function graphOperations(from: WorkflowDocument, to: WorkflowDocument): Operation[] {
   const fromNodes = byId(from.nodes);
   const toNodes = byId(to.nodes);
   const fromEdges = byId(from.edges);
@@ -69,6 +107,7 @@ export function operationsBetween(from: WorkflowDocument, to: WorkflowDocument):
       ops.push({ op: "move", node_id: node.id, x: node.x, y: node.y });
     }
     ops.push(...paramOperations(node.id, before.params, node.params));
+    ops.push(...replacementOperations(node.id, before.replacements ?? [], node.replacements ?? []));
   }
 
   // 3. Notes, then the edges that the target has and the source lacks.
@@ -129,4 +168,35 @@ function paramOperations(
     if (!Object.hasOwn(after, param)) ops.push({ op: "unset_param", node_id: nodeId, param });
   }
   return ops;
+}
+
+function replacementOperations(nodeId: string, before: readonly Replacement[], after: readonly Replacement[]): Operation[] {
+  const ops: Operation[] = [];
+  const kept = new Map(after.map((r) => [r.invocation, r]));
+  for (const replacement of before) {
+    if (!kept.has(replacement.invocation)) ops.push({ op: "restore_invocation", node_id: nodeId, invocation: replacement.invocation });
+  }
+  const had = new Map(before.map((r) => [r.invocation, r]));
+  for (const replacement of after) {
+    const previous = had.get(replacement.invocation);
+    if (previous === undefined || !sameReplacement(previous, replacement)) ops.push(replaceInvocation(nodeId, replacement));
+  }
+  return ops;
+}
+
+function sameReplacement(a: Replacement, b: Replacement): boolean {
+  const pairs = (r: Replacement) => JSON.stringify([r.inputs, r.outputs]);
+  return a.operator_id === b.operator_id && a.operator_revision === b.operator_revision && pairs(a) === pairs(b);
+}
+
+export function replaceInvocation(nodeId: string, replacement: Replacement): Operation {
+  const map = (pairs: Replacement["inputs"]) => Object.fromEntries(pairs.map((p) => [p.invocation_port, p.operator_port]));
+  return {
+    op: "replace_invocation",
+    node_id: nodeId,
+    invocation: replacement.invocation,
+    operator_id: replacement.operator_id,
+    inputs: map(replacement.inputs),
+    outputs: map(replacement.outputs),
+  };
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WorkflowDocument } from "../api/types";
-import { canonical, emptyDocument, node } from "../testing/documents";
+import { DEMO_COMMIT, DEMO_TREE, canonical, emptyDocument, node, sourceNode } from "../testing/documents";
 import { FakeRuntime } from "../testing/fakeRuntime";
 import { sourcePin } from "../api/sourceSchemas";
 import { Workspace } from "./workspace";
@@ -382,5 +382,79 @@ describe("Workspace: transactions the runtime composes (placing a source workflo
     await ws.redo();
     expect(runtime.document.nodes).toEqual([]);
     expect(ws.getState().notices.at(-1)?.title).toBe("Placing nf-core/demo cannot be redone as an edit");
+  });
+});
+
+describe("Workspace: editing a source workflow and promoting it (issue 22)", () => {
+  const FASTQC = "NFCORE_DEMO:DEMO:FASTQC";
+
+  /** Stands for POST /api/source/nodes/{id}/promote: the variant the runtime composes. */
+  const promoteIn = (runtime: FakeRuntime) => {
+    const calls: { nodeId: string; invocations: readonly string[] }[] = [];
+    const promote = (nodeId: string, invocations: readonly string[], base: { base_state_revision: string; idempotency_key: string }) => {
+      calls.push({ nodeId, invocations });
+      return runtime.compose(base, "Promote FASTQC to a native variant", (document) => {
+        const source = document.nodes.find((n) => n.id === nodeId);
+        if (!source?.source) throw new Error("no source node");
+        return {
+          ...document,
+          nodes: [node("fastqc", "qc.fastqc", 0, 0)],
+          edges: [],
+          variant_origin: {
+            source_node_id: nodeId,
+            provider: "nf-core",
+            repository: "nf-core/demo",
+            release: "1.0.1",
+            commit: DEMO_COMMIT,
+            tree_digest: DEMO_TREE,
+            promoted: invocations.map((invocation) => ({ invocation, node_id: "fastqc", how: "selected" as const })),
+            unrepresented: [],
+            source,
+          },
+        };
+      });
+    };
+    return { calls, promote };
+  };
+
+  it("undoes and redoes a replacement, then a promotion (revert_variant back, the same promotion forward)", async () => {
+    const runtime = new FakeRuntime({ ...emptyDocument("Demo"), nodes: [sourceNode()] });
+    const { calls, promote } = promoteIn(runtime);
+    workspace = new Workspace({ api: runtime.api, openFeed: runtime.openFeed, promote });
+    const ws = workspace;
+    await ws.start();
+
+    const replace = { op: "replace_invocation" as const, node_id: "source", invocation: FASTQC, operator_id: "qc.fastqc", inputs: { reads: "reads" }, outputs: { html: "report_html" } };
+    expect((await ws.edit("Replace FASTQC with qc.fastqc", [replace])).ok).toBe(true);
+    await ws.undo();
+    expect(runtime.requests.at(-1)?.operations).toEqual([{ op: "restore_invocation", node_id: "source", invocation: FASTQC }]);
+    expect(documentOf(ws).nodes[0]?.replacements).toBeUndefined();
+    await ws.redo();
+    expect(runtime.requests.at(-1)?.operations).toEqual([replace]);
+    expect(documentOf(ws).nodes[0]?.replacements?.map((r) => r.operator_id)).toEqual(["qc.fastqc"]);
+
+    expect((await ws.place((base) => promote("source", [FASTQC], base))).ok).toBe(true);
+    expect(documentOf(ws).variant_origin?.promoted).toHaveLength(1);
+    await ws.undo();
+    expect(runtime.requests.at(-1)?.operations).toEqual([{ op: "revert_variant" }]);
+    expect(documentOf(ws).variant_origin).toBeUndefined();
+    expect(documentOf(ws).nodes.map((n) => n.id)).toEqual(["source"]);
+    await ws.redo();
+    expect(calls.map((c) => c.invocations)).toEqual([[FASTQC], [FASTQC]]);
+    expect(documentOf(ws).nodes.map((n) => n.id)).toEqual(["fastqc"]);
+    expect(summaries(ws)).toEqual(["Replace FASTQC with qc.fastqc", "Promote FASTQC to a native variant"]);
+    expect(ws.getState().notices).toEqual([]);
+  });
+
+  it("declines to redo a promotion when it has no way to promote", async () => {
+    const runtime = new FakeRuntime({ ...emptyDocument("Demo"), nodes: [sourceNode()] });
+    const { promote } = promoteIn(runtime);
+    const ws = await open(runtime);
+    await ws.place((base) => promote("source", [FASTQC], base));
+    await ws.undo();
+    const sent = runtime.requests.length;
+    await ws.redo();
+    expect(runtime.requests).toHaveLength(sent);
+    expect(ws.getState().notices.at(-1)?.title).toBe("“Promote FASTQC to a native variant” cannot be redone as an edit");
   });
 });

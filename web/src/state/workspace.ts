@@ -26,7 +26,7 @@ import { idempotencyKey } from "../domain/ids";
 
 /** The feed kind that announces `POST /api/project/rebind`. */
 const REBIND_EVENT = "rebind";
-import { operationsBetween } from "./compensate";
+import { operationsBetween, promotionBetween } from "./compensate";
 import { EditHistory } from "./history";
 import type { AppliedTransaction, SequencedEvent } from "./sequencer";
 import { FeedSequencer } from "./sequencer";
@@ -88,6 +88,12 @@ export interface WorkspaceDeps {
   readonly holeFillDelayMs?: number;
   /** How long to wait before retrying a failed resynchronisation. */
   readonly resyncRetryMs?: number;
+  /**
+   * Promotes a source node's replaced invocations into a native variant
+   * (the runtime composes that transaction): redo of a promotion sends it
+   * again. Without it, such a redo is declined with a notice.
+   */
+  readonly promote?: (nodeId: string, invocations: readonly string[], base: TransactionBase) => Promise<TransactionReply>;
 }
 
 const EMPTY_HISTORY: HistoryView = { undoSummary: undefined, redoSummary: undefined, entries: [] };
@@ -527,44 +533,56 @@ export class Workspace {
       this.notify("info", "Catching up with the latest edits", `Try ${direction} again in a moment.`);
       return;
     }
-    // A pinned pipeline is placed only by resolving it (the runtime composes
-    // that transaction); no operation a client may send brings one back.
-    const replaced = to.document.nodes.find((n) => n.source && !from.document.nodes.some((m) => m.id === n.id));
-    if (replaced?.source) {
-      this.notify(
-        "info",
-        `Placing ${replaced.source.repository} cannot be ${direction === "undo" ? "undone" : "redone"} as an edit`,
-        "Start from the pipeline again on the empty canvas: resolving pins the same commit.",
-      );
-      return;
+    // Promoting is composed by the runtime too: going forward to a variant
+    // sends the same promotion again.
+    const promotion = promotionBetween(from.document, to.document);
+    const promote = this.deps.promote;
+    let post: (base: TransactionBase) => Promise<TransactionReply>;
+    if (promotion) {
+      if (!promote) {
+        this.notify("info", `“${entry.summary}” cannot be ${direction === "undo" ? "undone" : "redone"} as an edit`, "Promote the replaced steps again from the outline.");
+        return;
+      }
+      post = (base) => promote(promotion.nodeId, promotion.invocations, base);
+    } else {
+      const operations = operationsBetween(from.document, to.document);
+      // A pinned pipeline is placed only by resolving it (the runtime
+      // composes that transaction); no operation a client may send brings
+      // one back (a variant's source comes back with `revert_variant`).
+      const replaced = operations.flatMap((op) => (op.op === "add_operator" ? to.document.nodes.filter((n) => n.id === op.node_id && n.source) : []))[0];
+      if (replaced?.source) {
+        this.notify(
+          "info",
+          `Placing ${replaced.source.repository} cannot be ${direction === "undo" ? "undone" : "redone"} as an edit`,
+          "Start from the pipeline again on the empty canvas: resolving pins the same commit.",
+        );
+        return;
+      }
+      if (operations.length === 0) {
+        if (direction === "undo") this.history.undone(live);
+        else this.history.redone(live);
+        this.set({ history: this.historyView() });
+        return;
+      }
+      if (operations.length > MAX_TRANSACTION_OPERATIONS) {
+        this.notify(
+          "error",
+          `“${entry.summary}” is too large to ${direction} in one step`,
+          `It needs ${String(operations.length)} operations; one transaction holds at most ${String(MAX_TRANSACTION_OPERATIONS)}.`,
+        );
+        return;
+      }
+      post = (base) =>
+        this.deps.api.applyTransaction({
+          ...base,
+          summary: `${direction === "undo" ? "Undo" : "Redo"}: ${entry.summary}`.slice(0, MAX_SUMMARY_CHARS),
+          operations,
+        });
     }
-    const operations = operationsBetween(from.document, to.document);
-    if (operations.length === 0) {
-      if (direction === "undo") this.history.undone(live);
-      else this.history.redone(live);
-      this.set({ history: this.historyView() });
-      return;
-    }
-    if (operations.length > MAX_TRANSACTION_OPERATIONS) {
-      this.notify(
-        "error",
-        `“${entry.summary}” is too large to ${direction} in one step`,
-        `It needs ${String(operations.length)} operations; one transaction holds at most ${String(MAX_TRANSACTION_OPERATIONS)}.`,
-      );
-      return;
-    }
-    const label = direction === "undo" ? "Undo" : "Redo";
     sequencer.hold();
     this.set({ pendingEdits: this.state.pendingEdits + 1 });
     try {
-      const reply = await this.request(() =>
-        this.deps.api.applyTransaction({
-          base_state_revision: live.stateRevision,
-          idempotency_key: idempotencyKey(),
-          summary: `${label}: ${entry.summary}`.slice(0, MAX_SUMMARY_CHARS),
-          operations,
-        }),
-      );
+      const reply = await this.request(() => post({ base_state_revision: live.stateRevision, idempotency_key: idempotencyKey() }));
       if (reply.cursor !== undefined && sequencer === this.sequencer) this.intents.set(reply.cursor, direction);
       this.acceptReply(reply, sequencer);
     } catch (error) {

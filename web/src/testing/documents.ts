@@ -58,6 +58,49 @@ export function node(id: string, operatorId: string, x = 0, y = 0, params: Workf
   return { id, operator_id: operatorId, operator_revision: entry.revision, ports: entry.ports, params, x, y };
 }
 
+export const DEMO_COMMIT = "04060b4644d68649180db796e89a3db2a466a8d8";
+export const DEMO_TREE = revisionOf("nf-core/demo tree");
+
+/** A `workflow.source` node pinning nf-core/demo 1.0.1, as resolving places it. */
+export function sourceNode(id = "source", params: WorkflowNode["params"] = {}): WorkflowNode {
+  return {
+    id,
+    operator_id: "workflow.source",
+    operator_revision: revisionOf("workflow.source@1"),
+    ports: { in: [], out: [] },
+    params,
+    x: 0,
+    y: 0,
+    source: {
+      provider: "nf-core",
+      repository: "nf-core/demo",
+      release: "1.0.1",
+      git_ref: null,
+      commit: DEMO_COMMIT,
+      tree_digest: DEMO_TREE,
+      entry: "main.nf",
+      name: "nf-core/demo",
+      description: null,
+      nextflow_version: null,
+      params: [],
+      processes: [],
+    },
+  };
+}
+
+/** A replacement as the runtime records it for `operatorId` of the test catalog. */
+export function replacement(
+  invocation: string,
+  operatorId: string,
+  inputs: Record<string, string>,
+  outputs: Record<string, string>,
+): NonNullable<WorkflowNode["replacements"]>[number] {
+  const entry = CATALOG[operatorId];
+  if (!entry) throw new Error(`no test operator ${operatorId}`);
+  const pairs = (map: Record<string, string>) => Object.entries(map).map(([invocation_port, operator_port]) => ({ invocation_port, operator_port }));
+  return { invocation, operator_id: operatorId, operator_revision: entry.revision, ports: entry.ports, inputs: pairs(inputs), outputs: pairs(outputs) };
+}
+
 export class OperationError extends Error {
   constructor(
     readonly code: string,
@@ -139,11 +182,44 @@ function applyOne(doc: WorkflowDocument, op: Operation, index: number): Workflow
       return { ...doc, notes: doc.notes.filter((n) => n.id !== op.note_id) };
     case "set_title":
       return { ...doc, title: op.title };
+    case "replace_invocation": {
+      const source = existing(op.node_id);
+      if (!source.source) fail("not_a_source_node", `\`${op.node_id}\` is not a source workflow`);
+      if (!CATALOG[op.operator_id]) fail("operator_not_found", `no operator ${op.operator_id}`);
+      // The runtime matches omitted maps by type from the outline; this
+      // interpreter has no outline, so undo must always send them.
+      if (!op.inputs || !op.outputs) return fail("unsupported", "the test interpreter needs explicit port maps");
+      const added = replacement(op.invocation, op.operator_id, op.inputs, op.outputs);
+      const others = (source.replacements ?? []).filter((r) => r.invocation !== op.invocation);
+      return { ...doc, nodes: doc.nodes.map((n) => (n.id === op.node_id ? { ...n, replacements: [...others, added] } : n)) };
+    }
+    case "restore_invocation": {
+      const source = existing(op.node_id);
+      const replacements = source.replacements ?? [];
+      if (!replacements.some((r) => r.invocation === op.invocation)) fail("unknown_invocation", `${op.invocation} is not replaced`);
+      const rest = replacements.filter((r) => r.invocation !== op.invocation);
+      return {
+        ...doc,
+        nodes: doc.nodes.map((n) => {
+          if (n.id !== op.node_id) return n;
+          const { replacements: _all, ...plain } = n;
+          return rest.length > 0 ? { ...plain, replacements: rest } : plain;
+        }),
+      };
+    }
+    case "revert_variant": {
+      const origin = doc.variant_origin ?? fail("not_a_variant", "the document is not a promoted variant");
+      const { variant_origin: _origin, ...plain } = doc;
+      return { ...plain, nodes: [origin.source], edges: [] };
+    }
   }
 }
 
 /** The document's identity regardless of the order of its lists. */
 export function canonical(document: WorkflowDocument): unknown {
   const sorted = <T extends { id: string }>(items: readonly T[]) => [...items].sort((a, b) => a.id.localeCompare(b.id));
-  return { ...document, nodes: sorted(document.nodes), edges: sorted(document.edges), notes: sorted(document.notes) };
+  const nodes = sorted(document.nodes).map((n) =>
+    n.replacements ? { ...n, replacements: [...n.replacements].sort((a, b) => a.invocation.localeCompare(b.invocation)) } : n,
+  );
+  return { ...document, nodes, edges: sorted(document.edges), notes: sorted(document.notes) };
 }

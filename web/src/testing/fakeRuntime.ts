@@ -191,7 +191,23 @@ export class FakeRuntime {
     return this.subscribers.filter((s) => s.open).length;
   }
 
-  private transact(transaction: GraphTransaction, source: "human" | "agent"): TransactionReply {
+  /**
+   * A transaction the runtime composes itself (a promotion): compare-and-swap
+   * and replay like any, its result the document `build` makes of the current one.
+   */
+  compose(
+    base: Pick<GraphTransaction, "base_state_revision" | "idempotency_key">,
+    summary: string,
+    build: (document: WorkflowDocument) => WorkflowDocument,
+  ): Promise<TransactionReply> {
+    return Promise.resolve().then(() => this.transact({ ...base, summary, operations: [] }, "human", build));
+  }
+
+  private transact(
+    transaction: GraphTransaction,
+    source: "human" | "agent",
+    build: (document: WorkflowDocument) => WorkflowDocument = (document) => applyOperations(document, transaction.operations),
+  ): TransactionReply {
     this.requests.push(transaction);
     const digest = JSON.stringify([transaction.base_state_revision, transaction.summary, transaction.operations]);
     const earlier = this.replies.get(transaction.idempotency_key);
@@ -207,7 +223,7 @@ export class FakeRuntime {
     }
     let next: WorkflowDocument;
     try {
-      next = applyOperations(this.document, transaction.operations);
+      next = build(this.document);
     } catch (error) {
       if (error instanceof OperationError) throw apiError(422, error.code, error.message, { operation_index: error.index });
       throw error;
