@@ -339,21 +339,13 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_cli_edits_and_promotes_a_resolved_source() {
-    let standin = StandIn::start().await;
-    let cache = tempfile::tempdir().unwrap();
-    let project = tempfile::tempdir().unwrap();
-    let folder = project.path().to_str().unwrap();
-    let resolve = [
-        "resolve",
-        "nf-core/demo@1.0.1",
-        "--project",
-        folder,
-        "--json",
-    ];
-    let out = somite_source(&standin, cache.path(), &resolve).await;
+    let fixture = Fixture::start().await;
+    let out = fixture.resolve(&["nf-core/demo@1.0.1"]).await;
     assert!(out.status.success(), "{out:?}");
     let base = json_of(&out)["state_revision"].as_str().unwrap().to_owned();
-    let body = project.path().join("edit.json");
+    let project = fixture.project.path();
+    let folder = project.to_str().unwrap();
+    let body = project.join("edit.json");
     let write = |edits: Value, key: &str, base: &str| {
         std::fs::write(
             &body,
@@ -377,14 +369,14 @@ async fn the_cli_edits_and_promotes_a_resolved_source() {
         "cli-edit-0001",
         &base,
     );
-    let out = somite_source(&standin, cache.path(), &edit).await;
+    let out = fixture.source(&edit).await;
     assert_refused(&out, "param_not_in_enum");
     write(
         json!([{"op": "replace_invocation", "invocation": "NFCORE_DEMO:DEMO:FASTQC", "operator_id": "qc.fastqc"}]),
         "cli-edit-0002",
         &base,
     );
-    let out = somite_source(&standin, cache.path(), &edit).await;
+    let out = fixture.source(&edit).await;
     assert!(out.status.success(), "{out:?}");
     assert_eq!(json_of(&out)["operations"], 1);
     let promote = [
@@ -397,9 +389,9 @@ async fn the_cli_edits_and_promotes_a_resolved_source() {
         folder,
         "--json",
     ];
-    let out = somite_source(&standin, cache.path(), &promote).await;
+    let out = fixture.source(&promote).await;
     assert!(out.status.success(), "{out:?}");
-    let state = somite_project::Project::open(project.path(), somite_project::Seed::Empty).unwrap();
+    let state = somite_project::Project::open(project, somite_project::Seed::Empty).unwrap();
     let document = state.document();
     assert!(document.source_node().is_none());
     assert!(document.node("fastqc").is_some());
