@@ -473,7 +473,7 @@ fn a_setting_the_agent_does_not_offer_stops_the_evaluation_before_the_prompt() {
     assert_eq!(garbled.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&garbled.stderr).contains("JSON argv array"));
     let unknown = Command::new(env!("CARGO_BIN_EXE_somite"))
-        .args(["eval", "run", "some-agent", "-", "-", "0", "source"])
+        .args(["eval", "run", "some-agent", "-", "-", "0", "sources"])
         .output()
         .unwrap();
     assert_eq!(unknown.status.code(), Some(2));
