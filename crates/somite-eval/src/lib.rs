@@ -12,11 +12,16 @@
 //! scenario with the scripted test agent (a good and a deliberately wrong
 //! plan each, in `plans/`), which tests the scoring itself.
 
+pub mod data;
 pub mod driver;
 pub mod evidence;
 pub mod resource;
 pub mod scenario;
 pub mod score;
+pub mod source;
+#[cfg(test)]
+mod testing;
+pub mod workshop;
 
 pub use driver::{AgentChoice, EvalConfig, EvalError, EvalOutcome, rescore, run};
 pub use evidence::Evidence;

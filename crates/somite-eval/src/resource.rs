@@ -127,27 +127,11 @@ mod tests {
     use crate::evidence::{Evidence, FeedEvent};
     use crate::scenario::{SINGLE_PATH, Scenario};
     use crate::score::{Status, score};
+    use crate::testing::agent;
     use serde_json::json;
 
-    fn agent(cursor: u64, data: Value) -> FeedEvent {
-        FeedEvent {
-            cursor,
-            kind: somite_api::FeedKind::Agent.as_str().to_owned(),
-            time_ms: 0,
-            data,
-        }
-    }
-
     fn tool_call(cursor: u64, id: &str, tool: &str, arguments: Value, status: &str) -> FeedEvent {
-        agent(
-            cursor,
-            json!({"type": "tool_call", "tool_call": {
-                "tool_call_id": id, "title": tool, "kind": "other", "status": status,
-                "identity": {"server": "somite", "tool": tool},
-                "raw_input": {"server": "somite", "tool": tool, "arguments": arguments},
-                "content": [], "locations": [],
-            }}),
-        )
+        crate::testing::tool_call(cursor, id, tool, arguments, status, Value::Null)
     }
 
     /// A turn that added Kraken2 behind the reads, with these extra calls and this reply.

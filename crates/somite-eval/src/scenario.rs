@@ -18,14 +18,23 @@ pub const R1_PATH: &str = "data/sample_R1.fastq";
 pub const R2_PATH: &str = "data/sample_R2.fastq";
 /// The single-end reads of `metagenomics` and `resource`.
 pub const SINGLE_PATH: &str = "data/sample.fastq";
+/// The nf-core samplesheet of `source`, naming the paired reads.
+pub const SAMPLESHEET_PATH: &str = "data/samplesheet.csv";
+/// Where `source` asks the pipeline to write its results.
+pub const OUTDIR: &str = "results";
 /// The note the harness adds in `stale` while the agent works.
 pub const HUMAN_NOTE_ID: &str = "human-edit";
 
-/// The small FASTQ files written into every scenario's project.
-pub const DATA_FILES: [(&str, &str); 3] = [
+/// The small files written into every scenario's project.
+pub const DATA_FILES: [(&str, &str); 4] = [
     (R1_PATH, "@read1/1\nACGTACGTAC\n+\nIIIIIIIIII\n"),
     (R2_PATH, "@read1/2\nGTACGTACGT\n+\nIIIIIIIIII\n"),
     (SINGLE_PATH, "@read1\nACGTACGTAC\n+\nIIIIIIIIII\n"),
+    // nf-core/demo's samplesheet columns (its assets/schema_input.json).
+    (
+        SAMPLESHEET_PATH,
+        "sample,fastq_1,fastq_2\nSAMPLE1,data/sample_R1.fastq,data/sample_R2.fastq\n",
+    ),
 ];
 
 /// One evaluation scenario.
@@ -49,11 +58,20 @@ pub enum Scenario {
     Cancel,
     /// Try an incompatible connection and recover from the structured error.
     Invalid,
+    /// Start from nf-core/demo: search, pin a release onto the empty canvas,
+    /// set its required parameters (see [`crate::source`]).
+    Source,
+    /// Find the current human reference assembly at NCBI and place the
+    /// search's source recipe unchanged (see [`crate::data`]).
+    Data,
+    /// A tool the catalog lacks: draft and prove a `project.*` candidate,
+    /// never accept it (see [`crate::workshop`]).
+    Workshop,
 }
 
 impl Scenario {
     /// Every scenario, in the order the documentation lists them.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Baseline,
         Scenario::Natural,
         Scenario::Stale,
@@ -61,6 +79,9 @@ impl Scenario {
         Scenario::Resource,
         Scenario::Cancel,
         Scenario::Invalid,
+        Scenario::Source,
+        Scenario::Data,
+        Scenario::Workshop,
     ];
 
     /// Its name on the command line and in directory names.
@@ -74,6 +95,9 @@ impl Scenario {
             Scenario::Resource => "resource",
             Scenario::Cancel => "cancel",
             Scenario::Invalid => "invalid",
+            Scenario::Source => "source",
+            Scenario::Data => "data",
+            Scenario::Workshop => "workshop",
         }
     }
 
@@ -111,6 +135,9 @@ impl Scenario {
                  node's r1 input. If that connection is not possible, tell me why, \
                  and give fastp's r1 input the R1 reads it needs instead."
                 .to_owned(),
+            Scenario::Source => crate::source::prompt(),
+            Scenario::Data => crate::data::PROMPT.to_owned(),
+            Scenario::Workshop => crate::workshop::PROMPT.to_owned(),
         }
     }
 
@@ -135,7 +162,13 @@ impl Scenario {
                    "to_node": to.0, "to_port": to.1})
         };
         match self {
-            Scenario::Baseline | Scenario::Natural | Scenario::Stale => Vec::new(),
+            // `source` needs the empty canvas a pipeline starts from.
+            Scenario::Baseline | Scenario::Natural | Scenario::Stale | Scenario::Source => {
+                Vec::new()
+            }
+            Scenario::Data => vec![paired],
+            Scenario::Workshop => vec![json!({"op": "add_operator", "node_id": "reads",
+                "operator_id": "files.import", "params": {"path": SINGLE_PATH}, "x": 80, "y": 120})],
             Scenario::Metagenomics | Scenario::Resource => vec![
                 json!({"op": "add_operator", "node_id": "reads", "operator_id": "files.import",
                        "params": {"path": SINGLE_PATH}, "x": 80, "y": 120}),
@@ -169,7 +202,7 @@ impl fmt::Display for Scenario {
 /// A name that is no scenario.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "`{0}` is not a scenario (expected one of baseline, natural, stale, metagenomics, resource, cancel, invalid)"
+    "`{0}` is not a scenario (expected one of baseline, natural, stale, metagenomics, resource, cancel, invalid, source, data, workshop)"
 )]
 pub struct UnknownScenario(pub String);
 
@@ -197,7 +230,7 @@ mod tests {
                 json!(scenario.name())
             );
         }
-        let error = "source".parse::<Scenario>().unwrap_err();
+        let error = "sources".parse::<Scenario>().unwrap_err();
         assert!(error.to_string().contains("baseline, natural"), "{error}");
     }
 

@@ -109,6 +109,9 @@ pub fn score(evidence: &Evidence) -> Score {
             facts.asked_for_database(),
         ],
         Scenario::Resource => crate::resource::checks(&facts),
+        Scenario::Source => crate::source::checks(&facts),
+        Scenario::Data => crate::data::checks(&facts),
+        Scenario::Workshop => crate::workshop::checks(&facts),
         Scenario::Cancel => vec![
             facts.run_started(),
             facts.cancel_requested_while_running(),
@@ -144,7 +147,7 @@ pub(crate) fn check(id: &str, passed: bool, reason: impl Into<String>) -> Check 
 }
 
 /// Whether the call's identity is on one of Somite's MCP servers.
-fn on_boundary(call: &ToolCall) -> bool {
+pub(crate) fn on_boundary(call: &ToolCall) -> bool {
     call.view
         .identity
         .as_ref()
@@ -157,26 +160,26 @@ pub(crate) fn describe(call: &ToolCall) -> String {
 }
 
 /// A node of a workflow document.
-struct Node<'a>(&'a Value);
+pub(crate) struct Node<'a>(pub(crate) &'a Value);
 
 impl Node<'_> {
-    fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         self.0.get("id").and_then(Value::as_str).unwrap_or_default()
     }
 
-    fn operator(&self) -> &str {
+    pub(crate) fn operator(&self) -> &str {
         self.0
             .get("operator_id")
             .and_then(Value::as_str)
             .unwrap_or_default()
     }
 
-    fn param(&self, name: &str) -> Option<&Value> {
+    pub(crate) fn param(&self, name: &str) -> Option<&Value> {
         self.0.pointer(&format!("/params/{name}"))
     }
 }
 
-fn nodes(document: &Value) -> Vec<Node<'_>> {
+pub(crate) fn nodes(document: &Value) -> Vec<Node<'_>> {
     document
         .get("nodes")
         .and_then(Value::as_array)
@@ -185,7 +188,7 @@ fn nodes(document: &Value) -> Vec<Node<'_>> {
 }
 
 /// Edges as `(from_node, from_port, to_node, to_port)`.
-fn edges(document: &Value) -> BTreeSet<(String, String, String, String)> {
+pub(crate) fn edges(document: &Value) -> BTreeSet<(String, String, String, String)> {
     let field = |edge: &Value, name: &str| {
         edge.get(name)
             .and_then(Value::as_str)
@@ -215,8 +218,8 @@ fn edges(document: &Value) -> BTreeSet<(String, String, String, String)> {
 pub(crate) struct Facts<'a> {
     pub(crate) evidence: &'a Evidence,
     pub(crate) calls: Vec<ToolCall>,
-    transactions: Vec<Transaction>,
-    final_document: &'a Value,
+    pub(crate) transactions: Vec<Transaction>,
+    pub(crate) final_document: &'a Value,
 }
 
 impl<'a> Facts<'a> {
@@ -232,7 +235,7 @@ impl<'a> Facts<'a> {
         }
     }
 
-    fn somite_calls(&self, tool: &'a str) -> impl Iterator<Item = &ToolCall> + '_ {
+    pub(crate) fn somite_calls(&self, tool: &'a str) -> impl Iterator<Item = &ToolCall> + '_ {
         self.calls.iter().filter(move |call| call.is_somite(tool))
     }
 
@@ -414,7 +417,7 @@ impl<'a> Facts<'a> {
         )
     }
 
-    fn mcp_tools_only(&self) -> Check {
+    pub(crate) fn mcp_tools_only(&self) -> Check {
         if self.calls.is_empty() {
             return check("mcp_tools_only", false, "the agent made no tool calls");
         }

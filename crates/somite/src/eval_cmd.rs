@@ -36,7 +36,7 @@ struct RunArgs {
     /// as a JSON argv array, e.g. '["opencode","acp"]'. MODEL and EFFORT are
     /// set through the agent's `model` and `thought_level` options (`-` keeps
     /// its default); PORT is where `somite serve` binds (0 picks a free one);
-    /// SCENARIO is baseline, natural, stale, metagenomics, resource, cancel or invalid.
+    /// SCENARIO is baseline, natural, stale, metagenomics, resource, cancel, invalid, source, data or workshop.
     #[arg(
         num_args = 4..=5,
         required = true,

@@ -10,12 +10,14 @@ const SUGGESTIONS = ["reads", "quality", "align", "kraken2", "variant", "quantif
 export interface PaletteProps {
   /** Adds the operator in the middle of the view (click or Enter). */
   readonly onAdd: (operator: { id: string; title: string }) => void;
+  /** The live catalog's revision: a new one searches again. */
+  readonly catalogRevision?: string;
 }
 
 /** The catalog: search as you type, then click or drag an operator onto the canvas. */
-export function Palette({ onAdd }: PaletteProps) {
+export function Palette({ onAdd, catalogRevision }: PaletteProps) {
   const [query, setQuery] = useState("");
-  const search = useCatalogSearch(query);
+  const search = useCatalogSearch(query, catalogRevision);
   const inputId = useId();
   const page = search.status === "done" ? search.page : search.status === "loading" ? search.previous : undefined;
 

@@ -1,7 +1,9 @@
 /**
  * Search-as-you-type over the catalog, with the same ranked search the agent
  * uses (`GET /api/catalog/search`). Typing is debounced and each new query
- * aborts the one before, so results never arrive out of order.
+ * aborts the one before, so results never arrive out of order. A new
+ * catalog revision (an accepted project operator) searches the same query
+ * again, so the palette offers what the catalog now holds.
  */
 import { useEffect, useState } from "react";
 import { describeFailure } from "../api/errors";
@@ -18,7 +20,7 @@ export type SearchState =
 const DEBOUNCE_MS = 120;
 const RESULT_LIMIT = 30;
 
-export function useCatalogSearch(input: string): SearchState {
+export function useCatalogSearch(input: string, catalogRevision?: string): SearchState {
   const { api } = useServices();
   const query = input.trim().slice(0, MAX_QUERY_CHARS);
   const [state, setState] = useState<SearchState>({ status: "idle" });
@@ -46,7 +48,7 @@ export function useCatalogSearch(input: string): SearchState {
       clearTimeout(timer);
       controller.abort();
     };
-  }, [api, query]);
+  }, [api, query, catalogRevision]);
 
   return state;
 }

@@ -239,7 +239,7 @@ export function App() {
       )}
       </div>
       <div className={`workbench${agentOpen ? " workbench--agent" : ""}`} style={agentOpen ? agentDock.style : undefined}>
-        <Palette onAdd={(operator) => void actions.addOperator(operator)} />
+        <Palette catalogRevision={state.catalogRevision} onAdd={(operator) => void actions.addOperator(operator)} />
         <main className="canvas" aria-label="Canvas">
           <Canvas
             document={document}
@@ -303,8 +303,8 @@ export function App() {
               <ProjectToolsPanel
                 onClose={() => { setToolsOpen(false); }}
                 extraSections={[{ id: "resources", title: "Installed resources", render: () => <InstalledResources /> }]}
-                onAccepted={() => {
-                  workspace.refreshReadiness();
+                onAccepted={(accepted) => {
+                  workspace.catalogChanged(accepted.catalog_revision);
                   workspace.notify("info", "Project operator accepted", "It is in the catalog now: search for it in the palette.");
                 }}
               />

@@ -458,3 +458,21 @@ describe("Workspace: editing a source workflow and promoting it (issue 22)", () 
     expect(ws.getState().notices.at(-1)?.title).toBe("“Promote FASTQC to a native variant” cannot be redone as an edit");
   });
 });
+
+describe("Workspace: the live catalog changing under the tab (an accepted project operator)", () => {
+  it("takes the new catalog revision and re-assesses without reloading the workflow", async () => {
+    const runtime = new FakeRuntime(start);
+    const ws = await open(runtime);
+    await settle();
+    const before = ws.getState().catalogRevision;
+    const readiness = vi.spyOn(runtime.api, "readiness");
+    const workflow = vi.spyOn(runtime.api, "workflow");
+    ws.catalogChanged("b3:after-accept");
+    await settle();
+    expect(before).not.toBe("b3:after-accept");
+    expect(ws.getState().catalogRevision).toBe("b3:after-accept");
+    expect(readiness).toHaveBeenCalledTimes(1);
+    expect(workflow).not.toHaveBeenCalled();
+    expect(documentOf(ws)).toEqual(start);
+  });
+});

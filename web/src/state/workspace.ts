@@ -221,6 +221,17 @@ export class Workspace {
     if (!this.readinessRunning) void this.runReadiness();
   }
 
+  /**
+   * The live catalog changed under this tab (a person accepted a project
+   * operator): what is keyed by the catalog revision — cached contracts,
+   * the palette's search, readiness — must see the new one. The workflow
+   * itself is untouched (pinned nodes keep their revisions), so no reload.
+   */
+  catalogChanged(catalogRevision: string): void {
+    if (catalogRevision !== this.state.catalogRevision) this.set({ catalogRevision });
+    this.refreshReadiness();
+  }
+
   notify(tone: Notice["tone"], title: string, detail?: string): void {
     const notice: Notice = { id: this.nextNoticeId++, tone, title, detail };
     this.set({ notices: [...this.state.notices, notice].slice(-MAX_NOTICES) });

@@ -12,7 +12,7 @@ import type { ReactNode } from "react";
 import { HttpClient } from "../api/http";
 import { MAX_REPLY_BYTES } from "../api/limits";
 import * as w from "../api/workshopSchemas";
-import type { CandidateList, ListedCandidate } from "../api/workshopSchemas";
+import type { Accepted, CandidateList, ListedCandidate } from "../api/workshopSchemas";
 import { canonicalJson, lineDiff } from "./diff";
 import "./tools.css";
 
@@ -26,8 +26,8 @@ const http = new HttpClient();
 
 export function ProjectToolsPanel({ onClose, onAccepted, extraSections = [] }: {
   readonly onClose: () => void;
-  /** After Accept: the catalog changed, so palette and contracts reload. */
-  readonly onAccepted: () => void;
+  /** After Accept, with the new catalog revision: palette and contracts reload. */
+  readonly onAccepted: (accepted: Accepted) => void;
   readonly extraSections?: readonly ToolsSection[];
 }) {
   const sections: ToolsSection[] = [
@@ -50,7 +50,7 @@ export function ProjectToolsPanel({ onClose, onAccepted, extraSections = [] }: {
   );
 }
 
-function Candidates({ onAccepted }: { readonly onAccepted: () => void }) {
+function Candidates({ onAccepted }: { readonly onAccepted: (accepted: Accepted) => void }) {
   const [list, setList] = useState<CandidateList | undefined>();
   const [failure, setFailure] = useState<string | undefined>();
   const reload = useCallback(async () => {
@@ -74,8 +74,7 @@ function Candidates({ onAccepted }: { readonly onAccepted: () => void }) {
       try {
         const path = `/api/operator-candidates/${encodeURIComponent(candidate.digest)}/${decision}`;
         if (decision === "accept") {
-          await http.request({ path, method: "POST", body: {}, schema: w.accepted, maxBytes: MAX_REPLY_BYTES });
-          onAccepted();
+          onAccepted(await http.request({ path, method: "POST", body: {}, schema: w.accepted, maxBytes: MAX_REPLY_BYTES }));
         } else {
           await http.request({ path, method: "POST", body: {}, schema: w.rejected, maxBytes: MAX_REPLY_BYTES });
         }

@@ -84,6 +84,20 @@ fn eval_as(
     scenario: &str,
     pixi: bool,
 ) -> Eval {
+    eval_in_env(form, agent, model, effort, scenario, pixi, &[])
+}
+
+/// An evaluation whose runtime sees `env` besides the usual (provider
+/// base URLs of loopback stand-ins, a private user cache).
+fn eval_in_env(
+    form: AgentForm,
+    agent: &[String],
+    model: &str,
+    effort: &str,
+    scenario: &str,
+    pixi: bool,
+    env: &[(String, String)],
+) -> Eval {
     let root = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
     let agent = serde_json::to_string(agent).unwrap();
@@ -103,7 +117,8 @@ fn eval_as(
         .arg("--output-root")
         .arg(root.path())
         .env("PATH", "/usr/bin:/bin")
-        .env_remove(somite_api::EnvVars::SOMITE_PIXI);
+        .env_remove(somite_api::EnvVars::SOMITE_PIXI)
+        .envs(env.iter().map(|(name, value)| (name, value)));
     if pixi {
         command.env(
             somite_api::EnvVars::SOMITE_PIXI,
@@ -127,6 +142,31 @@ fn eval(scenario: &str, plan_name: &str) -> Eval {
         "--effort-option".to_owned(),
     ];
     eval_with(&agent, "deep", "high", scenario, true)
+}
+
+/// [`eval`] with the runtime pointed at providers through `env`, run off
+/// the async test's runtime (which serves the stand-ins).
+async fn eval_with_providers(scenario: &str, plan_name: &str, env: Vec<(String, String)>) -> Eval {
+    let agent = [
+        sibling("somite-test-agent").display().to_string(),
+        "--plan".to_owned(),
+        plan(plan_name),
+        "--effort-option".to_owned(),
+    ];
+    let scenario = scenario.to_owned();
+    tokio::task::spawn_blocking(move || {
+        eval_in_env(
+            AgentForm::Positional,
+            &agent,
+            "deep",
+            "high",
+            &scenario,
+            true,
+            &env,
+        )
+    })
+    .await
+    .unwrap()
 }
 
 fn expect(eval: &Eval, expected: &[(&str, &str)]) {
@@ -471,7 +511,7 @@ fn a_setting_the_agent_does_not_offer_stops_the_evaluation_before_the_prompt() {
     assert_eq!(garbled.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&garbled.stderr).contains("JSON argv array"));
     let unknown = Command::new(env!("CARGO_BIN_EXE_somite"))
-        .args(["eval", "run", "some-agent", "-", "-", "0", "source"])
+        .args(["eval", "run", "some-agent", "-", "-", "0", "sources"])
         .output()
         .unwrap();
     assert_eq!(unknown.status.code(), Some(2));
@@ -510,4 +550,168 @@ fn a_turn_past_its_deadline_is_cancelled_and_the_score_says_what_is_missing() {
     let score: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(score["checks"][0]["id"], "attempted_incompatible_connect");
     assert_eq!(score["checks"][0]["status"], "fail");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn source_wants_the_latest_release_pinned_on_the_empty_canvas_and_its_params_valid() {
+    let standin = crate::standin::StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let env = vec![
+        (
+            somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL.to_owned(),
+            format!("{}/pipelines.json", standin.base),
+        ),
+        (
+            somite_api::EnvVars::SOMITE_GITHUB_API_URL.to_owned(),
+            standin.base.clone(),
+        ),
+        (
+            "XDG_CACHE_HOME".to_owned(),
+            cache.path().display().to_string(),
+        ),
+    ];
+    let good = eval_with_providers("source", "source", env.clone()).await;
+    expect(
+        &good,
+        &[
+            ("searched_nfcore", "pass"),
+            ("resolved_on_empty_canvas", "pass"),
+            ("pinned_latest_release", "pass"),
+            ("required_params_set", "pass"),
+            ("params_within_schema", "pass"),
+            ("ready_to_run", "pass"),
+            ("mcp_tools_only", "pass"),
+        ],
+    );
+    // Fills the canvas first (refused), then pins the moving `master`
+    // branch and sends a samplesheet the schema's pattern forbids.
+    let careless = eval_with_providers("source", "source-wrong", env).await;
+    expect(
+        &careless,
+        &[
+            ("searched_nfcore", "fail"),
+            ("resolved_on_empty_canvas", "fail"),
+            ("pinned_latest_release", "fail"),
+            ("required_params_set", "fail"),
+            ("params_within_schema", "fail"),
+            ("ready_to_run", "fail"),
+            ("mcp_tools_only", "pass"),
+        ],
+    );
+}
+
+/// A loopback stand-in of NCBI Datasets and Ensembl serving `somite-data`'s
+/// committed fixtures for a free-text search of human assemblies (the
+/// paths their real bases have: `/datasets/v2`, `/rest`, `/pub`).
+async fn data_standin() -> String {
+    use axum::http::{StatusCode, Uri};
+    use axum::response::IntoResponse;
+    async fn answer(uri: Uri) -> axum::response::Response {
+        let name = match uri.path() {
+            "/datasets/v2/genome/taxon/human/dataset_report" => "datasets_genome_taxon_1.json",
+            "/datasets/v2/taxonomy/taxon/9606/dataset_report" => "datasets_taxonomy.json",
+            "/rest/info/data" => "ensembl_info_data.json",
+            "/rest/info/species" => "ensembl_info_species.json",
+            "/rest/info/assembly/homo_sapiens" => "ensembl_info_assembly.json",
+            "/pub/release-115/fasta/homo_sapiens/dna/CHECKSUMS" => "ftp_fasta_CHECKSUMS",
+            "/pub/release-115/gtf/homo_sapiens/CHECKSUMS" => "ftp_gtf_CHECKSUMS",
+            _ => return StatusCode::NOT_FOUND.into_response(),
+        };
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../somite-data/tests/it/fixtures"
+        );
+        std::fs::read(format!("{path}/{name}"))
+            .unwrap()
+            .into_response()
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new().fallback(answer);
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    base
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn data_wants_the_reference_recipe_applied_unchanged_with_its_provenance() {
+    let base = data_standin().await;
+    let cache = tempfile::tempdir().unwrap();
+    let env: Vec<(String, String)> = [
+        (
+            somite_api::EnvVars::SOMITE_NCBI_DATASETS_URL,
+            format!("{base}/datasets/v2"),
+        ),
+        (
+            somite_api::EnvVars::SOMITE_NCBI_EUTILS_URL,
+            format!("{base}/entrez/eutils"),
+        ),
+        (
+            somite_api::EnvVars::SOMITE_ENSEMBL_REST_URL,
+            format!("{base}/rest"),
+        ),
+        (
+            somite_api::EnvVars::SOMITE_ENSEMBL_FTP_URL,
+            format!("{base}/pub"),
+        ),
+        ("XDG_CACHE_HOME", cache.path().display().to_string()),
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value))
+    .collect();
+    let good = eval_with_providers("data", "data", env.clone()).await;
+    expect(
+        &good,
+        &[
+            ("searched_public_data", "pass"),
+            ("recipe_applied_unchanged", "pass"),
+            ("current_reference_chosen", "pass"),
+            ("placed_in_one_edit", "pass"),
+            ("provenance_reported", "pass"),
+            ("no_web_research", "pass"),
+        ],
+    );
+    // Asks the web, then places an older accession by hand in two edits.
+    let inventive = eval_with_providers("data", "data-wrong", env).await;
+    expect(
+        &inventive,
+        &[
+            ("searched_public_data", "pass"),
+            ("recipe_applied_unchanged", "fail"),
+            ("current_reference_chosen", "fail"),
+            ("placed_in_one_edit", "fail"),
+            ("provenance_reported", "fail"),
+            ("no_web_research", "fail"),
+        ],
+    );
+}
+
+#[test]
+fn workshop_wants_a_proven_candidate_and_acceptance_left_to_the_user() {
+    let good = eval("workshop", "workshop");
+    expect(
+        &good,
+        &[
+            ("looked_in_catalog", "pass"),
+            ("drafted_project_candidate", "pass"),
+            ("proof_bound_to_candidate", "pass"),
+            ("proof_passed", "pass"),
+            ("never_accepted", "pass"),
+            ("no_invented_operator", "pass"),
+            ("acceptance_left_to_user", "pass"),
+        ],
+    );
+    // Invents a catalog id, drafts, then tries to accept its own candidate.
+    let presumptuous = eval("workshop", "workshop-wrong");
+    expect(
+        &presumptuous,
+        &[
+            ("looked_in_catalog", "fail"),
+            ("drafted_project_candidate", "pass"),
+            ("proof_bound_to_candidate", "fail"),
+            ("proof_passed", "fail"),
+            ("never_accepted", "fail"),
+            ("no_invented_operator", "fail"),
+            ("acceptance_left_to_user", "fail"),
+        ],
+    );
 }

@@ -7,6 +7,11 @@
 
 mod support;
 
+/// The loopback nf-co.re/GitHub stand-in of somite-source's own tests.
+#[path = "../../../somite-source/tests/it/common.rs"]
+#[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
+mod standin;
+
 mod agent_session;
 mod cli;
 mod compile_cli;

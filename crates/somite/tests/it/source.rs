@@ -7,10 +7,6 @@
 //! (so the `/api/mcp/source/...` routes, replay, stale base and the isError
 //! envelopes are exercised end to end).
 
-#[path = "../../../somite-source/tests/it/common.rs"]
-#[allow(dead_code)] // the stand-in's helpers for somite-source's own tests
-mod standin;
-
 use crate::support::mcp::{call, ok};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -20,7 +16,7 @@ use somite_api::tools::somite::{
     SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, SOURCE_WORKFLOW_EDIT,
     SOURCE_WORKFLOW_PROMOTE, WORKFLOW_GET,
 };
-use standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
+use crate::standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
 use std::process::Output;
 
 /// A stand-in, a documentation cache and an empty project folder for
