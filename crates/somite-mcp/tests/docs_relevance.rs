@@ -41,8 +41,8 @@ fn manual(spec: &'static ManualSpec, dir: &str) -> Manual {
 
 #[test]
 fn search_relevance_does_not_fall_below_its_floor() {
-    let set: RelevanceSet = serde_json::from_str(include_str!("data/docs-relevance.json"))
-        .expect("the relevance set");
+    let set: RelevanceSet =
+        serde_json::from_str(include_str!("data/docs-relevance.json")).expect("the relevance set");
     let pixi = manual(&PIXI_MANUAL, "pixi-v0.77.0");
     let nextflow = manual(&NEXTFLOW_MANUAL, "nextflow-v26.04.6");
     let (mut reciprocal, mut top3) = (0.0, 0usize);
@@ -65,7 +65,10 @@ fn search_relevance_does_not_fall_below_its_floor() {
             .expect("index")
             .search(&judged.query, DEPTH)
             .expect("search");
-        match hits.iter().position(|hit| judged.expected.contains(&hit.path)) {
+        match hits
+            .iter()
+            .position(|hit| judged.expected.contains(&hit.path))
+        {
             Some(rank) => {
                 reciprocal += 1.0 / (rank + 1) as f64;
                 top3 += usize::from(rank < 3);

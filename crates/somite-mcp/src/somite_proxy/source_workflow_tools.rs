@@ -13,7 +13,6 @@
 //! `not_a_nextflow_repository`, ...).
 
 use super::{Outcome, SomiteServer, outcome_schema, serde_urlencoded_pairs};
-use crate::envelope::ToolOutcome;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -96,7 +95,7 @@ impl SomiteServer {
         query.extend(args.limit.map(|l| ("limit", l.to_string())));
         query.extend(args.cursor.map(|c| ("cursor", c)));
         let path = format!("/source/nfcore/search?{}", serde_urlencoded_pairs(&query));
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
                 .await,
@@ -146,7 +145,7 @@ impl SomiteServer {
         context: &RequestContext<RoleServer>,
     ) -> Outcome<AppliedTransaction> {
         let body = serde_json::to_value(args).unwrap_or(Value::Null);
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call_for(
                     super::Work::Long("downloading and pinning the pipeline"),
