@@ -15,22 +15,27 @@
 //! the agent never sees a failure while the work goes on.
 //!
 //! A tool's success value is the very type the runtime serializes (the
-//! project's views, the assessment, the search page, the run status), read
-//! back from the runtime's reply, so its `outputSchema` is generated from
-//! what the runtime actually returns and a reply that does not match it is
-//! reported as `invalid_response`.
+//! project's views, the assessment, the search page, the run status), so
+//! its `outputSchema` is generated from what the runtime actually returns.
+//! The reply is passed on as the runtime wrote it ([`Passed`]): parsed once
+//! for `structuredContent`, checked against that type on the parsed tree (a
+//! reply that does not match is reported as `invalid_response`), and its
+//! bytes handed on verbatim as the text content instead of serialising a
+//! 500-node document again. All calls share one client, whose keep-alive
+//! connection to the runtime stays open between an agent's calls.
 
 mod source_workflow_tools;
 mod workshop;
 
 use crate::effects::{self, Effect, Effects};
-use crate::envelope::{ToolOutcome, outcome_schema_with};
+use crate::envelope::outcome_schema_with;
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    Implementation, JsonObject, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, JsonObject,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
@@ -44,6 +49,7 @@ use somite_runner::{RunStarted, RunStatus};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::search::SearchPage;
 use std::borrow::Cow;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -127,8 +133,55 @@ pub fn loopback_base_url(url: &str) -> Result<String, StartError> {
 /// runtime's.
 type Failure = somite_api::Error;
 
-/// A tool's result: its typed success value or the runtime's failure envelope.
-type Outcome<T> = ToolOutcome<T, Failure>;
+/// A tool's result: the runtime's reply of type `T`, passed on, or its
+/// failure envelope.
+pub struct Outcome<T>(Result<Passed<T>, Failure>);
+
+/// A runtime reply that was checked to be a `T`, kept as the runtime wrote
+/// it: the bytes for the text content, the parsed tree for
+/// `structuredContent`.
+pub struct Passed<T> {
+    text: String,
+    value: Value,
+    kind: PhantomData<fn() -> T>,
+}
+
+impl<T: serde::de::DeserializeOwned> Passed<T> {
+    /// Parses `bytes` once and checks the tree is a `T` (the type the tool's
+    /// `outputSchema` is generated from) without parsing the text again.
+    fn decode(bytes: Vec<u8>) -> Result<Self, serde_json::Error> {
+        let value: Value = serde_json::from_slice(&bytes)?;
+        T::deserialize(&value)?;
+        // serde_json accepted the bytes, so they are UTF-8.
+        let text = String::from_utf8(bytes).map_err(serde::de::Error::custom)?;
+        Ok(Passed {
+            text,
+            value,
+            kind: PhantomData,
+        })
+    }
+}
+
+impl<T> IntoCallToolResult for Outcome<T> {
+    fn into_call_tool_result(self) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let result = match self.0 {
+            Ok(Passed { text, value, .. }) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(value);
+                result
+            }
+            Err(failure) => CallToolResult::structured_error(
+                serde_json::to_value(&failure).map_err(|error| {
+                    rmcp::ErrorData::internal_error(
+                        format!("cannot serialise a tool result: {error}"),
+                        None,
+                    )
+                })?,
+            ),
+        };
+        Ok(result.into())
+    }
+}
 
 /// The output schema of a tool returning [`Outcome<T>`]: a `T` or a [`Failure`].
 fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
@@ -246,7 +299,7 @@ impl Runtime {
         path: &str,
         body: Option<&Value>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<T, Failure> {
+    ) -> Result<Passed<T>, Failure> {
         self.call_for(Work::Quick, method, path, body, context)
             .await
     }
@@ -258,7 +311,7 @@ impl Runtime {
         path: &str,
         body: Option<&Value>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<T, Failure> {
+    ) -> Result<Passed<T>, Failure> {
         let mut request = self
             .client
             .request(method, format!("{}/api/mcp{path}", self.base))
@@ -280,7 +333,7 @@ impl Runtime {
             let status = response.status();
             let bytes = read_bounded(response).await?;
             if status.is_success() {
-                serde_json::from_slice(&bytes).map_err(|e| {
+                Passed::decode(bytes).map_err(|e| {
                     Failure::new(
                         LinkCode::InvalidResponse,
                         format!("the runtime's reply does not match its contract: {e}"),
@@ -377,8 +430,14 @@ impl SomiteServer {
     /// (normally read from [`somite_api::EnvVars::SOMITE_MCP_CAPABILITY`]).
     pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
         let base = loopback_base_url(server_url)?;
-        // No client-wide timeout: each call sets its own (see `Work`).
-        let client = reqwest::Client::builder().no_proxy().build()?;
+        // No client-wide timeout: each call sets its own (see `Work`). The
+        // idle connection is kept however long the agent thinks between
+        // calls, so a call does not pay for a new connection.
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .pool_idle_timeout(None)
+            .tcp_nodelay(true)
+            .build()?;
         Ok(SomiteServer {
             runtime: Runtime {
                 base,
@@ -485,7 +544,7 @@ impl SomiteServer {
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<WorkflowState> {
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, "/workflow", None, &context)
                 .await,
@@ -503,7 +562,7 @@ impl SomiteServer {
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<Assessment> {
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, "/readiness", None, &context)
                 .await,
@@ -525,7 +584,7 @@ impl SomiteServer {
         query.extend(args.limit.map(|l| ("limit", l.to_string())));
         query.extend(args.cursor.map(|c| ("cursor", c)));
         let encoded = serde_urlencoded_pairs(&query);
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(
                     reqwest::Method::GET,
@@ -554,7 +613,7 @@ impl SomiteServer {
             "summary": args.summary,
             "operations": args.operations,
         });
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(
                     reqwest::Method::POST,
@@ -577,7 +636,7 @@ impl SomiteServer {
         Parameters(_args): Parameters<NoArguments>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<AttachedCompile> {
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call_for(
                     Work::Long("compiling the workflow (Pixi may be solving against the channels)"),
@@ -609,7 +668,7 @@ impl SomiteServer {
         if let Some(profile) = args.profile {
             body.insert("profile".into(), Value::String(profile));
         }
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call_for(
                     Work::Long("preparing the run"),
@@ -634,7 +693,7 @@ impl SomiteServer {
         context: RequestContext<RoleServer>,
     ) -> Outcome<RunStarted> {
         let body = serde_json::json!({"idempotency_key": args.idempotency_key});
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call_for(
                     Work::Long("preparing the validation"),
@@ -659,7 +718,7 @@ impl SomiteServer {
         context: RequestContext<RoleServer>,
     ) -> Outcome<RunStatus> {
         let path = long_poll_path("/runs", &args.run_id, args.wait_ms, args.since_revision);
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
                 .await,
@@ -678,7 +737,7 @@ impl SomiteServer {
         context: RequestContext<RoleServer>,
     ) -> Outcome<RunStatus> {
         let path = format!("/runs/{}/cancel", percent_encode(&args.run_id));
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(
                     reqwest::Method::POST,
@@ -707,7 +766,7 @@ impl SomiteServer {
             .into_iter()
             .collect();
         let path = format!("/evidence?{}", serde_urlencoded_pairs(&query));
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
                 .await,

@@ -49,6 +49,13 @@ const NODE_TYPES: NodeTypes = { operator: OperatorNode, source: SourceNode, note
 const SNAP: [number, number] = [GRID, GRID];
 const DELETE_KEYS = ["Backspace", "Delete"];
 const NO_POSITIONS: ReadonlyMap<string, XYPosition> = new Map();
+/**
+ * Above this many nodes only what is on screen is rendered (the library
+ * still renders every node once to measure it, so fit view and the minimap
+ * see the whole graph). Smaller graphs keep every node in the page, where
+ * keyboard focus and assistive technology can reach all of them.
+ */
+const RENDER_VISIBLE_ABOVE = 200;
 
 export interface CanvasProps {
   readonly document: WorkflowDocument;
@@ -231,6 +238,7 @@ export function Canvas({ document, readiness, runStates, labels, selection, onSe
         colorMode={colorMode}
         minZoom={0.05}
         maxZoom={2}
+        onlyRenderVisibleElements={nodes.length > RENDER_VISIBLE_ABOVE}
         fitView
         fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
         proOptions={{ hideAttribution: true }}

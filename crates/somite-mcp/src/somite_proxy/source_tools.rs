@@ -6,7 +6,6 @@
 //! `somite.graph.apply_transaction`.
 
 use super::{Outcome, SomiteServer, outcome_schema, serde_urlencoded_pairs};
-use crate::envelope::ToolOutcome;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -46,7 +45,7 @@ impl SomiteServer {
         context: RequestContext<RoleServer>,
     ) -> Outcome<SearchResponse> {
         let path = format!("/data/search?{}", encoded(request));
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
                 .await,

@@ -15,7 +15,6 @@
 //! `not_a_nextflow_repository`, ...).
 
 use super::{Outcome, SomiteServer, outcome_schema, percent_encode, serde_urlencoded_pairs};
-use crate::envelope::ToolOutcome;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
@@ -119,7 +118,7 @@ impl SomiteServer {
         query.extend(args.limit.map(|l| ("limit", l.to_string())));
         query.extend(args.cursor.map(|c| ("cursor", c)));
         let path = format!("/source/nfcore/search?{}", serde_urlencoded_pairs(&query));
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
                 .await,
@@ -169,7 +168,7 @@ impl SomiteServer {
     ) -> Outcome<AppliedTransaction> {
         let path = format!("/source/nodes/{}/edit", percent_encode(&args.node_id));
         let body = serde_json::to_value(&args.body).unwrap_or(Value::Null);
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::POST, &path, Some(&body), &context)
                 .await,
@@ -189,7 +188,7 @@ impl SomiteServer {
     ) -> Outcome<AppliedTransaction> {
         let path = format!("/source/nodes/{}/promote", percent_encode(&args.node_id));
         let body = serde_json::to_value(&args.body).unwrap_or(Value::Null);
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::POST, &path, Some(&body), &context)
                 .await,
@@ -209,7 +208,7 @@ impl SomiteServer {
         context: &RequestContext<RoleServer>,
     ) -> Outcome<AppliedTransaction> {
         let body = serde_json::to_value(args).unwrap_or(Value::Null);
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call_for(
                     super::Work::Long("downloading and pinning the pipeline"),

@@ -8,7 +8,6 @@
 //! with the Project tools panel, on routes the capability cannot reach.
 
 use super::{Outcome, SomiteServer, long_poll_path, percent_encode};
-use crate::envelope::ToolOutcome;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
@@ -125,7 +124,7 @@ impl SomiteServer {
         context: RequestContext<RoleServer>,
     ) -> Outcome<DraftResult> {
         let body = serde_json::json!({"contract": args.contract, "evidence": args.evidence});
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(
                     reqwest::Method::POST,
@@ -153,7 +152,7 @@ impl SomiteServer {
             "/operator-candidates/{}/proofs",
             percent_encode(&args.digest)
         );
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call_for(
                     super::Work::Long("preparing the candidate's proof"),
@@ -183,7 +182,7 @@ impl SomiteServer {
             args.wait_ms,
             args.since_revision,
         );
-        ToolOutcome(
+        Outcome(
             self.runtime
                 .call(reqwest::Method::GET, &path, None, &context)
                 .await,

@@ -1,0 +1,102 @@
+"""Times MCP tool calls with the official Python SDK, for `scripts/bench`.
+
+Why this exists: issue 23 measures what an agent pays for one
+`somite.workflow.get` against an anchor nobody on the team wrote — the
+official TypeScript reference server's `echo` tool
+(`@modelcontextprotocol/server-everything`) — with the same client in the
+same run. Timing `echo` and Somite's reads with one client in one process,
+interleaved call by call, cancels most of the client's and the machine's
+own cost and drift out of the ratio.
+
+Usage (crates/somite/benches/mcp_python.rs runs it; it starts the runtimes
+and issues their capabilities):
+
+    python bench_client.py SOMITE_BINARY EVERYTHING_COMMAND_JSON CALLS URL...
+
+Each capability arrives as one line on stdin, in the order of the URLs, so
+it never appears in argv. Prints one JSON line: for `echo` and for each URL
+the median, p90 and min milliseconds of CALLS individually timed calls,
+after warm-up calls that are not counted. Asserts only that every call
+succeeds; timing is reported, never judged here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import time
+from contextlib import AsyncExitStack
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+CAPABILITY_ENV = "SOMITE_MCP_CAPABILITY"
+WARM_UP = 20
+
+
+async def open_session(stack: AsyncExitStack, server: StdioServerParameters) -> ClientSession:
+    read, write = await stack.enter_async_context(stdio_client(server))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "median_ms": round(statistics.median(ordered), 3),
+        "p90_ms": round(ordered[(len(ordered) * 9 + 9) // 10 - 1], 3),
+        "min_ms": round(ordered[0], 3),
+        "calls": len(ordered),
+    }
+
+
+async def run(binary: str, everything: list[str], calls: int, urls: list[str], capabilities: list[str]) -> dict:
+    async with AsyncExitStack() as stack:
+        targets = []
+        echo = await open_session(
+            stack, StdioServerParameters(command=everything[0], args=everything[1:] + ["stdio"])
+        )
+        targets.append(("echo", echo, "echo", {"message": "hello"}))
+        for url, capability in zip(urls, capabilities):
+            session = await open_session(
+                stack,
+                StdioServerParameters(
+                    command=binary,
+                    args=["mcp", "somite", "--server-url", url],
+                    env={"PATH": "/usr/bin:/bin", CAPABILITY_ENV: capability},
+                ),
+            )
+            targets.append((url, session, "somite.workflow.get", {}))
+        samples: dict[str, list[float]] = {name: [] for name, *_ in targets}
+        nodes: dict[str, int] = {}
+        for round_ in range(WARM_UP + calls):
+            # Interleaved: each round calls every server once, so drift in
+            # the machine's load falls on all of them alike.
+            for name, session, tool, arguments in targets:
+                start = time.perf_counter()
+                result = await session.call_tool(tool, arguments)
+                elapsed = (time.perf_counter() - start) * 1000
+                if result.isError:
+                    raise SystemExit(f"{tool} on {name} failed: {result.content}")
+                if round_ >= WARM_UP:
+                    samples[name].append(elapsed)
+                if tool == "somite.workflow.get":
+                    nodes[name] = len(result.structuredContent["document"]["nodes"])
+        return {
+            name: {**summary(values), **({"nodes": nodes[name]} if name in nodes else {})}
+            for name, values in samples.items()
+        }
+
+
+def main() -> None:
+    binary, everything, calls, *urls = sys.argv[1:]
+    capabilities = [sys.stdin.readline().strip() for _ in urls]
+    result = asyncio.run(run(binary, json.loads(everything), int(calls), urls, capabilities))
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
