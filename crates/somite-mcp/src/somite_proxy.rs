@@ -20,6 +20,7 @@
 //! what the runtime actually returns and a reply that does not match it is
 //! reported as `invalid_response`.
 
+mod resource_tool;
 mod source_workflow_tools;
 mod workshop;
 
@@ -72,7 +73,9 @@ web browser, and apply a result's recipe operations as one transaction; 3) make 
 somite.graph.apply_transaction, passing the latest state_revision as base_state_revision and a \
 fresh idempotency_key; on stale_revision read the workflow again and re-apply; 4) after editing, \
 call somite.readiness.get and resolve what it lists. Missing local resources (e.g. a Kraken2 \
-database) stay typed requirements: ask the user rather than searching the web for them. Do not \
+database) stay typed requirements: ask the user rather than searching the web for them; \
+somite.resource inspect shows what Somite can install (sizes, memory, scientific effect), but only \
+the user chooses and approves an install. Do not \
 compile, run or validate while readiness is blocked; 5) validate with somite.validation.start, \
 follow it with somite.run.status (long-poll wait_ms), and call the graph validated only when \
 somite.evidence.lookup reports validated=true for its graph_revision; 6) when the catalog truly \
@@ -386,6 +389,7 @@ impl SomiteServer {
             tool_router: effects::finish(
                 Self::tool_router()
                     + Self::workshop_router()
+                    + Self::resource_router()
                     + Self::source_router()
                     + Self::source_workflow_router(),
                 tool_effects,
@@ -443,6 +447,13 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         | somite_api::tools::somite::SOURCE_RESOLVE_GITHUB => Effects {
             effects: &[Effect::Writes, Effect::ReachesNetwork],
             idempotent: true,
+        },
+        // Inspect reads; install downloads gigabytes into the user's store;
+        // cancel may delete the partial download; a second install of the
+        // same provider is refused while the first runs.
+        somite_api::tools::somite::RESOURCE => Effects {
+            effects: &[Effect::Writes, Effect::Destroys, Effect::ReachesNetwork],
+            idempotent: false,
         },
         somite_api::tools::somite::WORKFLOW_COMPILE
         | somite_api::tools::somite::RUN_START
