@@ -331,7 +331,6 @@ fn metagenomics_wants_the_database_asked_for_not_invented() {
 }
 
 #[test]
-
 fn resource_leaves_the_install_to_the_user() {
     let good = eval("resource", "resource");
     expect(
