@@ -169,7 +169,6 @@ pub async fn agent_install(
     Path(id): Path<String>,
     JsonBody(request): JsonBody<InstallRequest>,
 ) -> Result<(StatusCode, Json<JobStatus>), ApiError> {
-    let manager = manager(&state)?;
     let consent = serde_json::to_value(&request.consent).unwrap_or_default();
     if !state
         .agents
@@ -177,6 +176,7 @@ pub async fn agent_install(
     {
         return Err(permission_required(&id, "install"));
     }
+    let manager = manager(&state)?;
     manager
         .install(&id, &request.consent)
         .map(|status| (StatusCode::ACCEPTED, Json(status)))
@@ -191,7 +191,6 @@ pub async fn agent_cancel(
     Path(id): Path<String>,
     JsonBody(request): JsonBody<CancelRequest>,
 ) -> Result<Json<JobStatus>, ApiError> {
-    let manager = manager(&state)?;
     if !request.keep_partial
         && !state
             .agents
@@ -202,6 +201,7 @@ pub async fn agent_cancel(
             "cancel and delete the partial download of",
         ));
     }
+    let manager = manager(&state)?;
     manager
         .cancel(&id, request.keep_partial)
         .await
