@@ -253,25 +253,6 @@ pub struct Reference {
     pub release: String,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn actions_serialize_as_their_api_names() {
-        for action in [
-            ResourceAction::Install,
-            ResourceAction::Inspect,
-            ResourceAction::Cancel,
-        ] {
-            assert_eq!(
-                serde_json::to_value(action).unwrap(),
-                serde_json::Value::from(action.as_str())
-            );
-        }
-    }
-}
-
 impl Reference {
     /// Parses a reference; `None` when `text` is not one.
     pub fn parse(text: &str) -> Option<Reference> {
@@ -288,5 +269,24 @@ impl Reference {
     /// The wire form.
     pub fn render(provider_id: &str, release: &str) -> String {
         format!("{REFERENCE_SCHEME}{provider_id}@{release}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_serialize_as_their_api_names() {
+        for action in [
+            ResourceAction::Install,
+            ResourceAction::Inspect,
+            ResourceAction::Cancel,
+        ] {
+            assert_eq!(
+                serde_json::to_value(action).unwrap(),
+                serde_json::Value::from(action.as_str())
+            );
+        }
     }
 }
