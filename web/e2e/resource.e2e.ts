@@ -188,9 +188,9 @@ test("install a Kraken2 database with consent, cancel and resume it, and the req
   expect(errors).toEqual([]);
 });
 
-// Readiness (and compile) do not resolve `somite-resource:` references yet:
-// the bound input still reads as a missing file. Enable once they do.
-test.skip("a requirement bound to an installed resource is met: readiness turns ready", async () => {
+// Readiness resolves the `somite-resource:` reference in the store the
+// runtime installed into (sizes checked against the install record).
+test("a requirement bound to an installed resource is met: readiness turns ready", async () => {
   const { page } = browser;
   await readinessSettled(page);
   expect(await requiredCount(page)).toBe(0);

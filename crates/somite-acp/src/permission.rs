@@ -9,6 +9,15 @@
 //!   takes an `action` argument is allowed only for its read-only actions,
 //!   read from the call's arguments.
 //!
+//! One Somite tool is never answered by Somite: `somite.resource` with
+//! an `install` (gigabytes of download and disk, and a scientific choice
+//! only the user makes) or a `cancel` that deletes the partial download
+//! ([`tools::resource::needs_user`]) always waits for the user, whatever
+//! the options; its `inspect` is allowed like any other Somite read. The
+//! runtime keeps the same line on its side: it installs for an agent only
+//! after the user answered that very prompt, so an agent that remembered
+//! an `allow_always` and skips asking is refused there.
+//!
 //! Everything else waits for the user: unknown tools, prefix-shaped labels
 //! (`somite.workflow.get_evil`, `somite.*`), shell commands, installs,
 //! executions, remote launches, cleanup and other mutations, and any call
@@ -511,12 +520,22 @@ impl ToolBoundary {
             .as_ref()
             .filter(|somite| somite.name == identity.server)
         {
-            return if somite.tools.contains(&identity.tool) {
-                Ok(())
-            } else {
+            return if !somite.tools.contains(&identity.tool) {
                 Err(AskReason::NotAllowlisted {
                     identity: identity.clone(),
                 })
+            } else if identity.tool == tools::somite::RESOURCE
+                && tools::resource::needs_user(call_arguments(call))
+            {
+                Err(AskReason::UserDecision {
+                    identity: identity.clone(),
+                    action: call_arguments(call)
+                        .and_then(|arguments| arguments.get(tools::resource::ACTION))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                })
+            } else {
+                Ok(())
             };
         }
         let table = if Some(identity.server.as_str()) == self.pixi_server.as_deref() {
@@ -633,6 +652,14 @@ pub enum AskReason {
     },
     /// The tool is allowlisted only for read-only actions, and this is not one.
     ActionNotReadOnly {
+        /// The tool.
+        identity: ToolIdentity,
+        /// The requested action, if any.
+        action: Option<String>,
+    },
+    /// Only the user decides this call (a managed-resource install, or a
+    /// cancel that deletes its partial download), whatever the options.
+    UserDecision {
         /// The tool.
         identity: ToolIdentity,
         /// The requested action, if any.
@@ -770,6 +797,70 @@ mod tests {
                 !allowed(&claude("somite", tool, json!({}))),
                 "claude {tool}"
             );
+        }
+    }
+
+    /// A resource install (or a cancel deleting the partial download) is
+    /// the user's decision in every agent shape and whatever the agent
+    /// offers — allow-always included — while inspect and a cancel that
+    /// keeps the partial are answered like any other Somite call.
+    #[test]
+    fn resource_installs_always_wait_for_the_user() {
+        let boundary = ToolBoundary::default()
+            .with_somite("somite", [tools::somite::RESOURCE])
+            .expect("valid");
+        let consent = json!({"download_bytes": 1, "stored_bytes": 2, "effect_digest": "blake3:00"});
+        let always_first = [
+            PermissionChoice {
+                option_id: "always".into(),
+                name: "Always allow".into(),
+                kind: PermissionChoiceKind::AllowAlways,
+            },
+            PermissionChoice {
+                option_id: "once".into(),
+                name: "Allow".into(),
+                kind: PermissionChoiceKind::AllowOnce,
+            },
+        ];
+        for arguments in [
+            json!({"action": "install", "provider_id": "k2_standard_08gb", "consent": consent}),
+            json!({"action": "cancel", "provider_id": "k2_standard_08gb"}),
+            json!({"action": "cancel", "provider_id": "k2_standard_08gb", "keep_partial": false}),
+            json!({"provider_id": "k2_standard_08gb"}),
+        ] {
+            for call in [
+                codex("somite", tools::somite::RESOURCE, arguments.clone()),
+                claude("somite", tools::somite::RESOURCE, arguments.clone()),
+            ] {
+                for options in [options(), always_first.to_vec()] {
+                    assert!(
+                        matches!(
+                            boundary.decide(&call, &options),
+                            PermissionDecision::Ask(AskReason::UserDecision { ref identity, .. })
+                                if identity.tool == tools::somite::RESOURCE
+                        ),
+                        "{arguments}"
+                    );
+                }
+            }
+        }
+        for arguments in [
+            json!({"action": "inspect"}),
+            json!({"action": "inspect", "provider_id": "k2_standard_08gb"}),
+            json!({"action": "cancel", "provider_id": "k2_standard_08gb", "keep_partial": true}),
+        ] {
+            for call in [
+                codex("somite", tools::somite::RESOURCE, arguments.clone()),
+                claude("somite", tools::somite::RESOURCE, arguments.clone()),
+            ] {
+                assert!(
+                    matches!(
+                        boundary.decide(&call, &options()),
+                        PermissionDecision::AutoAllow { ref option_id, .. } if option_id == "once"
+                    ),
+                    "{arguments}"
+                );
+            }
         }
     }
 

@@ -193,6 +193,9 @@ code_group! {
         DownloadFailed => "download_failed",
         /// A `somite-resource:` reference is malformed or names nothing installed.
         ResourceReferenceInvalid => "resource_reference_invalid",
+        /// An agent asked to install (or to cancel and delete a partial
+        /// download) without the user's own answer to its permission prompt.
+        ResourcePermissionRequired => "resource_permission_required",
     }
 }
 

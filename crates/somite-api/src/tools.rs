@@ -24,7 +24,8 @@ pub mod somite {
     pub const OPERATOR_CANDIDATE_DRAFT: &str = "somite.operator_candidate.draft";
     pub const OPERATOR_CANDIDATE_PROVE: &str = "somite.operator_candidate.prove";
     pub const OPERATOR_PROOF_STATUS: &str = "somite.operator_proof.status";
-    /// Not in [`ALL`] until the MCP server serves it (issue 20, feat/resource).
+    /// Install, inspect or cancel a managed resource. Its install (and a
+    /// cancel that deletes the partial download) is never auto-approved.
     pub const RESOURCE: &str = "somite.resource";
     pub const SOURCE_SEARCH_NFCORE: &str = "somite.source_workflow.search_nfcore";
     pub const SOURCE_RESOLVE_NFCORE: &str = "somite.source_workflow.resolve_nfcore";
@@ -48,12 +49,62 @@ pub mod somite {
         OPERATOR_CANDIDATE_DRAFT,
         OPERATOR_CANDIDATE_PROVE,
         OPERATOR_PROOF_STATUS,
+        RESOURCE,
         SOURCE_SEARCH_NFCORE,
         SOURCE_RESOLVE_NFCORE,
         SOURCE_RESOLVE_GITHUB,
         SOURCE_WORKFLOW_EDIT,
         SOURCE_WORKFLOW_PROMOTE,
     ];
+}
+
+/// The arguments of [`somite::RESOURCE`] that decide who approves a call.
+pub mod resource {
+    use serde_json::{Map, Value};
+
+    /// The argument naming the operation.
+    pub const ACTION: &str = "action";
+    pub const INSPECT: &str = "inspect";
+    pub const INSTALL: &str = "install";
+    pub const CANCEL: &str = "cancel";
+    /// The cancel argument that keeps the partial download (default false).
+    pub const KEEP_PARTIAL: &str = "keep_partial";
+
+    /// Whether a call with these arguments needs the user's own answer: an
+    /// install (gigabytes of download and disk, and a scientific choice),
+    /// a cancel that deletes the partial download, and anything that is
+    /// not plainly one of the read or keep-everything calls.
+    pub fn needs_user(arguments: Option<&Map<String, Value>>) -> bool {
+        let Some(arguments) = arguments else {
+            return true;
+        };
+        match arguments.get(ACTION).and_then(Value::as_str) {
+            Some(INSPECT) => false,
+            Some(CANCEL) => arguments.get(KEEP_PARTIAL).and_then(Value::as_bool) != Some(true),
+            _ => true,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde_json::json;
+
+        #[test]
+        fn only_inspect_and_a_cancel_keeping_the_partial_skip_the_user() {
+            let needs = |v: serde_json::Value| needs_user(v.as_object());
+            assert!(!needs(json!({"action": "inspect"})));
+            assert!(!needs(
+                json!({"action": "cancel", "provider_id": "p", "keep_partial": true})
+            ));
+            assert!(needs(json!({"action": "install", "provider_id": "p"})));
+            assert!(needs(json!({"action": "cancel", "provider_id": "p"})));
+            assert!(needs(json!({"action": "cancel", "keep_partial": "true"})));
+            assert!(needs(json!({"action": "Inspect"})));
+            assert!(needs(json!({})));
+            assert!(needs_user(None));
+        }
+    }
 }
 
 /// `somite mcp pixi`: Pixi's manual and CLI.

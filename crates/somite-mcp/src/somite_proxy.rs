@@ -24,6 +24,7 @@
 //! 500-node document again. All calls share one client, whose keep-alive
 //! connection to the runtime stays open between an agent's calls.
 
+mod resource_tool;
 mod source_workflow_tools;
 mod workshop;
 
@@ -78,7 +79,9 @@ web browser, and apply a result's recipe operations as one transaction; 3) make 
 somite.graph.apply_transaction, passing the latest state_revision as base_state_revision and a \
 fresh idempotency_key; on stale_revision read the workflow again and re-apply; 4) after editing, \
 call somite.readiness.get and resolve what it lists. Missing local resources (e.g. a Kraken2 \
-database) stay typed requirements: ask the user rather than searching the web for them. Do not \
+database) stay typed requirements: ask the user rather than searching the web for them; \
+somite.resource inspect shows what Somite can install (sizes, memory, scientific effect), but only \
+the user chooses and approves an install. Do not \
 compile, run or validate while readiness is blocked; 5) validate with somite.validation.start, \
 follow it with somite.run.status (long-poll wait_ms), and call the graph validated only when \
 somite.evidence.lookup reports validated=true for its graph_revision; 6) when the catalog truly \
@@ -159,6 +162,26 @@ impl<T: serde::de::DeserializeOwned> Passed<T> {
             value,
             kind: PhantomData,
         })
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> Passed<T> {
+    /// The reply as its type, for a tool that builds its answer from
+    /// several runtime replies (the tree was checked to be a `T`).
+    fn into_inner(self) -> T {
+        T::deserialize(self.value).expect("the reply was checked to be a T when decoded")
+    }
+}
+
+impl<T: Serialize> Passed<T> {
+    /// A result the adapter composed itself, serialised once.
+    fn composed(result: &T) -> Self {
+        let value = serde_json::to_value(result).expect("tool results serialize");
+        Passed {
+            text: value.to_string(),
+            value,
+            kind: PhantomData,
+        }
     }
 }
 
@@ -447,6 +470,7 @@ impl SomiteServer {
             tool_router: effects::finish(
                 Self::tool_router()
                     + Self::workshop_router()
+                    + Self::resource_router()
                     + Self::source_router()
                     + Self::source_workflow_router(),
                 tool_effects,
@@ -512,6 +536,13 @@ pub fn tool_effects(tool: &str) -> Option<Effects> {
         | somite_api::tools::somite::SOURCE_WORKFLOW_PROMOTE => Effects {
             effects: &[Effect::Writes],
             idempotent: true,
+        },
+        // Inspect reads; install downloads gigabytes into the user's store;
+        // cancel may delete the partial download; a second install of the
+        // same provider is refused while the first runs.
+        somite_api::tools::somite::RESOURCE => Effects {
+            effects: &[Effect::Writes, Effect::Destroys, Effect::ReachesNetwork],
+            idempotent: false,
         },
         somite_api::tools::somite::WORKFLOW_COMPILE
         | somite_api::tools::somite::RUN_START

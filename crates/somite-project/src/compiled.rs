@@ -31,6 +31,7 @@ use somite_workflow::compile::{
     CLOUD_PLATFORM, CompiledPackage, MAX_PIXI_LOCK_BYTES, ManifestEntry, PackageManifest,
     PixiArtifacts, conda_spec_path,
 };
+use somite_workflow::resource::{BoundResources, ResourceFinding, Verification, is_reference};
 use somite_workflow::{ErrorCode, SomiteError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -234,7 +235,16 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
             somite_workflow::compile::compile_source(project.document(), &assessment, inputs)?
         }
         None => {
-            somite_workflow::compile::compile(project.document(), project.catalog(), &assessment)?
+            // Readiness first, so a blocked graph is refused before any
+            // resource tree is hashed.
+            assessment.gate("compile")?;
+            let resources = bound_resources(project)?;
+            somite_workflow::compile::compile_bound(
+                project.document(),
+                project.catalog(),
+                &assessment,
+                &resources,
+            )?
         }
     };
     let compiled_dir = project.layout().compiled();
@@ -267,6 +277,54 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
         pixi,
         reused,
     })
+}
+
+/// The managed resources the graph's reference inputs name, each
+/// re-hashed against the digest recorded at install: a compile (and so a
+/// run) binds only a tree whose every byte is still what was installed.
+fn bound_resources(project: &Project) -> Result<BoundResources> {
+    let mut bound = BoundResources::new();
+    for node in &project.document().nodes {
+        let Some(entry) = project.catalog().get(&node.operator_id) else {
+            continue;
+        };
+        for port in &entry.contract.ports.outputs {
+            let Some(reference) = port
+                .import_param
+                .as_ref()
+                .and_then(|param| node.params.get(param))
+                .and_then(serde_json::Value::as_str)
+                .filter(|value| is_reference(value))
+            else {
+                continue;
+            };
+            let finding = match project.resources() {
+                Some(resources) => resources.resolve(reference, Verification::Digest),
+                None => ResourceFinding::Missing {
+                    code: somite_api::ResourceCode::ResourceReferenceInvalid
+                        .as_str()
+                        .to_owned(),
+                    detail: "no managed-resource store is available".into(),
+                },
+            };
+            match finding {
+                ResourceFinding::Verified(resolved) => {
+                    bound.insert(reference.to_owned(), resolved);
+                }
+                ResourceFinding::Missing { detail, .. }
+                | ResourceFinding::Tampered { detail, .. } => {
+                    return Err(SomiteError::new(
+                        ErrorCode::WorkflowNotReady,
+                        format!("cannot compile: {detail}"),
+                        "install the resource again (or choose a folder on this machine), then compile",
+                    )
+                    .with_detail("node_id", &node.id)
+                    .with_detail("reference", reference));
+                }
+            }
+        }
+    }
+    Ok(bound)
 }
 
 /// Why Pixi could not lock a package.

@@ -44,10 +44,11 @@ use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
 use serde::{Deserialize, Serialize};
-use somite_workflow::assessment::{Assessment, FileEvidence, assess_at};
+use somite_workflow::assessment::{Assessment, FileEvidence, InputProbe, assess_at};
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
+use somite_workflow::resource::{ResourceFinding, ResourceResolver, Verification};
 use somite_workflow::transaction::{GraphTransaction, apply_operations};
 use somite_workflow::{Catalog, ErrorCode, Revision, SomiteError};
 use std::path::{Path, PathBuf};
@@ -118,6 +119,28 @@ struct Replaced {
     idempotency_key: Option<String>,
 }
 
+/// What readiness finds on this machine for the graph's inputs.
+struct ProjectInputs<'a> {
+    root: &'a Path,
+    resources: Option<&'a dyn ResourceResolver>,
+}
+
+impl InputProbe for ProjectInputs<'_> {
+    fn exists(&self, path: &str) -> bool {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.exists()
+        } else {
+            self.root.join(p).exists()
+        }
+    }
+
+    fn resource(&self, reference: &str) -> Option<ResourceFinding> {
+        self.resources
+            .map(|resources| resources.resolve(reference, Verification::Sizes))
+    }
+}
+
 /// Why the graph could not be matched to its sidecar on open.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RecoveryNeeded {
@@ -140,6 +163,10 @@ pub struct Project {
     recovery: Option<RecoveryNeeded>,
     /// Held by a writer; none for a read-only [`Project::read`].
     lock: Option<ProjectLock>,
+    /// Where `somite-resource:` references resolve (the user's resource
+    /// store); none where no store is known, and such references stay open
+    /// requirements.
+    resources: Option<Arc<dyn ResourceResolver>>,
 }
 
 /// One state of the graph, immutable once made: the document, its
@@ -272,6 +299,7 @@ impl Project {
             committed_digest: loaded.committed_digest,
             recovery: loaded.recovery,
             lock,
+            resources: None,
         }
     }
 
@@ -348,25 +376,32 @@ impl Project {
         assessment
     }
 
+    /// Resolves `somite-resource:` references in this project's readiness
+    /// and compiles through `resources` (the user's resource store).
+    pub fn set_resources(&mut self, resources: Arc<dyn ResourceResolver>) {
+        self.resources = Some(resources);
+    }
+
+    /// Where references resolve, if a store is known.
+    pub fn resources(&self) -> Option<&Arc<dyn ResourceResolver>> {
+        self.resources.as_ref()
+    }
+
     /// The assessment of the graph alone, without facts about this machine,
-    /// led by the input-origin item while the graph is not bound.
+    /// led by the input-origin item while the graph is not bound. Input
+    /// paths are resolved against the project folder and managed-resource
+    /// references checked cheaply (sizes against the record; a compile
+    /// re-hashes them).
     pub fn assess_graph(&self) -> Assessment {
-        let root = self.layout.root().to_path_buf();
-        let document = self.document();
-        let graph_revision = self.current.graph_revision.clone();
+        let probe = ProjectInputs {
+            root: self.layout.root(),
+            resources: self.resources.as_deref(),
+        };
         let mut assessment = assess_at(
-            document,
-            graph_revision,
+            self.document(),
+            self.current.graph_revision.clone(),
             &self.catalog,
-            &move |path: &str| {
-                let p = Path::new(path);
-                let p = if p.is_absolute() {
-                    p.to_path_buf()
-                } else {
-                    root.join(p)
-                };
-                p.exists()
-            },
+            &probe,
         );
         if let Some(recovery) = &self.recovery {
             assessment.add_input_origin_item(&recovery.reason, recovery.file.clone());

@@ -248,8 +248,14 @@ impl ResourceManager {
             return Err(ResourceError::JobRunning(provider.id.clone()));
         }
         let store = &self.inner.store;
+        // Every byte, not just the sizes: a tree changed in place is
+        // installed again rather than reported as installed.
         if let Some(installed) = store
-            .installed(&provider.id, &provider.release)
+            .installed_with(
+                &provider.id,
+                &provider.release,
+                somite_workflow::resource::Verification::Digest,
+            )
             .filter(|i| i.verified)
         {
             let status = JobStatus {
@@ -833,6 +839,7 @@ fn unpack_and_publish(
     let profile = provider::profile(&provider.profile).expect("providers have known profiles");
     store::check_structure(&root, profile)?;
     let (tree_digest, bytes) = store::tree_digest(&root)?;
+    let files = store::tree_sizes(&root)?;
     let record = Record {
         provider_id: id.to_owned(),
         release: release.to_owned(),
@@ -841,6 +848,7 @@ fn unpack_and_publish(
         tree_digest,
         stored_bytes: bytes,
         installed_at: jiff::Timestamp::now().to_string(),
+        files,
     };
     somite_project::durable::publish(
         &root.join(store::RECORD_FILE),

@@ -6,8 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The prefix of a reference to an installed resource:
-/// `somite-resource:<provider>@<release>`.
-pub const REFERENCE_SCHEME: &str = "somite-resource:";
+/// `somite-resource:<provider>@<release>` (owned by the domain, which
+/// resolves references in readiness and compile).
+pub use somite_workflow::resource::REFERENCE_SCHEME;
 
 /// A checksum exactly as its publisher lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -23,6 +24,15 @@ pub struct Checksum {
 #[serde(rename_all = "snake_case")]
 pub enum ChecksumAlgorithm {
     Sha256,
+}
+
+impl ChecksumAlgorithm {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChecksumAlgorithm::Sha256 => "sha256",
+        }
+    }
 }
 
 /// One reviewed provider, as the surfaces show it.
@@ -74,7 +84,9 @@ pub struct InstalledResource {
     pub tree_digest: String,
     pub stored_bytes: u64,
     pub installed_at: String,
-    /// Whether the tree still matches `tree_digest` (checked on inspect).
+    /// Whether the tree still matches its record: on a listing or inspect,
+    /// every file is there with its recorded size (cheap); when resolved
+    /// for a compile or run, every byte is re-hashed against `tree_digest`.
     pub verified: bool,
 }
 
@@ -189,6 +201,27 @@ pub struct DirectoryCheck {
     pub missing: Vec<String>,
 }
 
+/// What a `somite.resource` call asks for (`somite_api::tools::resource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResourceAction {
+    Install,
+    Inspect,
+    Cancel,
+}
+
+impl ResourceAction {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        use somite_api::tools::resource;
+        match self {
+            ResourceAction::Install => resource::INSTALL,
+            ResourceAction::Inspect => resource::INSPECT,
+            ResourceAction::Cancel => resource::CANCEL,
+        }
+    }
+}
+
 /// `POST /api/resources/{provider_id}/install`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -236,5 +269,24 @@ impl Reference {
     /// The wire form.
     pub fn render(provider_id: &str, release: &str) -> String {
         format!("{REFERENCE_SCHEME}{provider_id}@{release}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_serialize_as_their_api_names() {
+        for action in [
+            ResourceAction::Install,
+            ResourceAction::Inspect,
+            ResourceAction::Cancel,
+        ] {
+            assert_eq!(
+                serde_json::to_value(action).unwrap(),
+                serde_json::Value::from(action.as_str())
+            );
+        }
     }
 }

@@ -21,6 +21,10 @@ use crate::model::{Checksum, InstalledResource, Reference};
 use crate::provider::Profile;
 use serde::{Deserialize, Serialize};
 use somite_api::EnvVars;
+use somite_workflow::resource::{
+    ResolvedResource, ResourceFinding, ResourceResolver, Verification,
+};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The record file inside a published tree; not part of its digest.
@@ -37,6 +41,11 @@ pub struct Record {
     pub tree_digest: String,
     pub stored_bytes: u64,
     pub installed_at: String,
+    /// Every file's size by relative path: what a listing checks instead
+    /// of re-hashing gigabytes (records written before it have none and
+    /// are checked by their total size).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, u64>,
 }
 
 /// The store folder Somite uses when `SOMITE_RESOURCE_DIR` is unset.
@@ -64,6 +73,12 @@ pub struct Store {
 impl Store {
     pub fn new(root: PathBuf) -> Store {
         Store { root }
+    }
+
+    /// The store the environment names (`SOMITE_RESOURCE_DIR`, else the
+    /// platform data folder), for the verbs that only resolve references.
+    pub fn from_env(env: impl Fn(&str) -> Option<String>) -> Option<Store> {
+        default_store_dir(env).map(Store::new)
     }
 
     pub fn root(&self) -> &Path {
@@ -96,15 +111,31 @@ impl Store {
         std::fs::metadata(self.download_part(provider, release)).map_or(0, |m| m.len())
     }
 
-    /// The installed resource, re-verified against its tree digest.
+    /// The installed resource, its files checked against the record by
+    /// size (cheap: nothing is read), as listings and inspect show it.
     pub fn installed(&self, provider: &str, release: &str) -> Option<InstalledResource> {
+        self.installed_with(provider, release, Verification::Sizes)
+    }
+
+    /// The installed resource, checked as `verification` says.
+    pub fn installed_with(
+        &self,
+        provider: &str,
+        release: &str,
+        verification: Verification,
+    ) -> Option<InstalledResource> {
         let tree = self.tree(provider, release);
         let bytes = std::fs::read(tree.join(RECORD_FILE)).ok()?;
         let record: Record = serde_json::from_slice(&bytes).ok()?;
         if record.provider_id != provider || record.release != release {
             return None;
         }
-        let verified = tree_digest(&tree).is_ok_and(|(digest, _)| digest == record.tree_digest);
+        let verified = match verification {
+            Verification::Sizes => sizes_match(&tree, &record),
+            Verification::Digest => {
+                tree_digest(&tree).is_ok_and(|(digest, _)| digest == record.tree_digest)
+            }
+        };
         Some(InstalledResource {
             reference: Reference::render(provider, release),
             path: tree.display().to_string(),
@@ -150,8 +181,18 @@ impl Store {
         found
     }
 
-    /// Resolves a `somite-resource:` reference to its verified tree.
+    /// Resolves a `somite-resource:` reference to its tree, every byte
+    /// re-hashed against the digest recorded at install.
     pub fn resolve(&self, reference: &str) -> Result<InstalledResource, ResourceError> {
+        self.resolve_with(reference, Verification::Digest)
+    }
+
+    /// Resolves a reference, checking the tree as `verification` says.
+    pub fn resolve_with(
+        &self,
+        reference: &str,
+        verification: Verification,
+    ) -> Result<InstalledResource, ResourceError> {
         let invalid = |detail: &str| ResourceError::Reference {
             reference: reference.to_owned(),
             detail: detail.to_owned(),
@@ -159,15 +200,79 @@ impl Store {
         let parsed = Reference::parse(reference)
             .ok_or_else(|| invalid("expected somite-resource:<provider>@<release>"))?;
         let installed = self
-            .installed(&parsed.provider_id, &parsed.release)
+            .installed_with(&parsed.provider_id, &parsed.release, verification)
             .ok_or_else(|| invalid("it is not in the store"))?;
         if !installed.verified {
-            return Err(invalid(
-                "its files no longer match the digest recorded when it was installed",
-            ));
+            return Err(invalid(TAMPERED));
         }
         Ok(installed)
     }
+}
+
+/// Why a resolved tree is refused when its files changed.
+const TAMPERED: &str = "its files no longer match the record made when it was installed";
+
+/// The store answers the domain's questions about references: readiness
+/// asks with [`Verification::Sizes`], a compile with [`Verification::Digest`].
+impl ResourceResolver for Store {
+    fn resolve(&self, reference: &str, verification: Verification) -> ResourceFinding {
+        match self.resolve_with(reference, verification) {
+            Ok(installed) => ResourceFinding::Verified(ResolvedResource {
+                reference: installed.reference,
+                provider_id: installed.provider_id,
+                release: installed.release,
+                profile: installed.profile,
+                path: installed.path,
+                checksum: format!(
+                    "{}:{}",
+                    installed.checksum.algorithm.as_str(),
+                    installed.checksum.value
+                ),
+                tree_digest: installed.tree_digest,
+            }),
+            Err(error) => {
+                let tampered = matches!(
+                    &error,
+                    ResourceError::Reference { detail, .. } if detail == TAMPERED
+                );
+                let envelope = somite_api::Error::from(error);
+                let (code, detail) = (envelope.code.as_str().to_owned(), envelope.message);
+                if tampered {
+                    ResourceFinding::Tampered { code, detail }
+                } else {
+                    ResourceFinding::Missing { code, detail }
+                }
+            }
+        }
+    }
+}
+
+/// Whether every file of the record is there with its recorded size and
+/// nothing else is (or, for a record without sizes, the total matches).
+fn sizes_match(tree: &Path, record: &Record) -> bool {
+    let Ok(found) = tree_sizes(tree) else {
+        return false;
+    };
+    if record.files.is_empty() {
+        found.values().sum::<u64>() == record.stored_bytes
+    } else {
+        found == record.files
+    }
+}
+
+/// Every regular file's size under `root` (the record file excluded).
+pub fn tree_sizes(root: &Path) -> Result<BTreeMap<String, u64>, ResourceError> {
+    let mut files = Vec::new();
+    collect(root, root, &mut files)?;
+    files
+        .into_iter()
+        .map(|relative| {
+            let path = root.join(&relative);
+            std::fs::symlink_metadata(&path)
+                .map(|m| (relative, m.len()))
+                .map_err(|e| ResourceError::io(format!("reading {}", path.display()), e))
+        })
+        .collect()
 }
 
 /// The files of `profile` that `dir` lacks (empty: the structure is right).

@@ -15,6 +15,14 @@
 //! `somite-acp` stop the agent and remove its workspace. The answer
 //! ([`DisconnectReport`]) says whether each removal happened.
 //!
+//! A managed-resource install (or a cancel that deletes its partial
+//! download) is never answered by Somite's permission policy; when the user
+//! allows such a prompt, the host records a one-use [`ResourceGrant`] for
+//! the session's capability, and the MCP install and cancel routes act only
+//! on a grant the user gave for that very provider (and consent). An agent
+//! that skips the prompt — one that remembered an `allow_always` — is
+//! refused by the runtime, not trusted.
+//!
 //! Nothing here is persisted about the agent command: it lives in memory for
 //! the session and is shown in the session view, never saved in the project.
 
@@ -27,6 +35,7 @@ use somite_acp::events::{
     ConfigOption, LoginMethod, PendingPermission, SessionInfo, WorkspaceRemoval,
 };
 use somite_acp::launcher::{LauncherStatus, current_platform};
+use somite_acp::permission::PermissionChoiceKind;
 use somite_acp::registry::{LIVE_REGISTRY_URL, RegistryOrigin};
 use somite_acp::transcript::Redactor;
 use somite_acp::{
@@ -246,7 +255,40 @@ pub struct AgentHost {
     redactor: Arc<Mutex<Redactor>>,
     /// The ACP Registry, fetched and cached.
     registry: Arc<LiveRegistry>,
+    /// Resource installs and destructive cancels the user allowed, unused.
+    resource_grants: Mutex<Vec<ResourceGrant>>,
 }
+
+/// What the user allowed an agent to do with one managed resource, once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceGrant {
+    pub capability: CapabilityId,
+    pub provider_id: String,
+    /// `install` or `cancel` (`somite_api::tools::resource`).
+    pub action: String,
+    /// For an install: the consent the prompt showed the user.
+    pub consent: Option<Value>,
+    granted_at: std::time::Instant,
+}
+
+/// The MCP arguments of a permission's tool call, when it is a Somite
+/// `somite.resource` call that needs the user (see `somite_acp::permission`).
+fn resource_call(permission: &PendingPermission) -> Option<serde_json::Map<String, Value>> {
+    let identity = permission.tool_call.identity.as_ref()?;
+    if identity.server != SOMITE_SERVER || identity.tool != somite_api::tools::somite::RESOURCE {
+        return None;
+    }
+    let input = permission.tool_call.raw_input.as_ref()?.as_object()?;
+    let arguments = if input.contains_key("server") || input.contains_key("tool") {
+        input.get("arguments")?.as_object()?
+    } else {
+        input
+    };
+    somite_api::tools::resource::needs_user(Some(arguments)).then(|| arguments.clone())
+}
+
+/// The Somite MCP server's name in every session.
+const SOMITE_SERVER: &str = "somite";
 
 impl std::fmt::Debug for AgentHost {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -278,6 +320,7 @@ impl AgentHost {
             attachments: Arc::new(Mutex::new(None)),
             redactor: Arc::new(Mutex::new(Redactor::default())),
             registry: Arc::new(LiveRegistry::new(setup_registry_url)),
+            resource_grants: Mutex::new(Vec::new()),
         }
     }
 
@@ -465,7 +508,7 @@ impl AgentHost {
         vec![
             McpServerSpec {
                 role: McpServerRole::Somite,
-                name: "somite".into(),
+                name: SOMITE_SERVER.into(),
                 command: binary.clone(),
                 args: vec![
                     "mcp".into(),
@@ -529,11 +572,71 @@ impl AgentHost {
             )
         })?;
         let slot = self.connection.lock().await;
-        connected(&slot)?
+        let connection = connected(&slot)?;
+        // The user's answer to a resource prompt is what lets the runtime
+        // act on the agent's call: read the prompt before it is answered.
+        let grant = lock(&self.view)
+            .pending_permissions
+            .iter()
+            .find(|p| p.id == id)
+            .and_then(|permission| {
+                let arguments = resource_call(permission)?;
+                let PermissionAnswer::Selected { option_id } = &answer else {
+                    return None;
+                };
+                let allows = permission.options.iter().any(|o| {
+                    o.option_id == *option_id
+                        && matches!(
+                            o.kind,
+                            PermissionChoiceKind::AllowOnce | PermissionChoiceKind::AllowAlways
+                        )
+                });
+                allows.then(|| ResourceGrant {
+                    capability: connection.attachments.capability,
+                    provider_id: arguments
+                        .get("provider_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    action: arguments
+                        .get(somite_api::tools::resource::ACTION)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    consent: arguments.get("consent").cloned(),
+                    granted_at: std::time::Instant::now(),
+                })
+            });
+        connection
             .session
             .answer_permission(id, answer)
             .await
-            .map_err(session_error)
+            .map_err(session_error)?;
+        if let Some(grant) = grant {
+            lock(&self.resource_grants).push(grant);
+        }
+        Ok(())
+    }
+
+    /// Uses up the user's grant for `capability`'s agent to `action` the
+    /// resource `provider_id` (with exactly `consent`, for an install).
+    /// A grant lives as long as a permission prompt may wait.
+    pub fn take_resource_grant(
+        &self,
+        capability: CapabilityId,
+        provider_id: &str,
+        action: &str,
+        consent: Option<&Value>,
+    ) -> bool {
+        let mut grants = lock(&self.resource_grants);
+        grants.retain(|g| g.granted_at.elapsed() < somite_acp::limits::PERMISSION_TIMEOUT);
+        let found = grants.iter().position(|g| {
+            g.capability == capability
+                && g.provider_id == provider_id
+                && g.action == action
+                && (consent.is_none() || g.consent.as_ref() == consent)
+        });
+        found.map(|index| grants.remove(index)).is_some()
     }
 
     pub async fn set_config_option(
@@ -578,6 +681,7 @@ impl AgentHost {
         // The pump ends with the session's last event.
         let _ = pump.await;
         self.capabilities.revoke(attachments.capability);
+        lock(&self.resource_grants).retain(|g| g.capability != attachments.capability);
         *lock(&self.view) = SessionView::disconnected();
         DisconnectReport {
             session: report,

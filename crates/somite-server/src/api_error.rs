@@ -97,6 +97,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             | ResourceCode::ResourceStructureInvalid
             | ResourceCode::ResourceReferenceInvalid => StatusCode::UNPROCESSABLE_ENTITY,
             ResourceCode::DownloadFailed => StatusCode::BAD_GATEWAY,
+            ResourceCode::ResourcePermissionRequired => StatusCode::FORBIDDEN,
         },
         // The runtime never reports the MCP servers' own codes; should one
         // pass through, it is the runtime's fault.

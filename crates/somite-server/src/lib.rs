@@ -119,6 +119,14 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/compile", post(package_routes::agent_compile))
         .route("/runs", post(run_routes::start_run))
         .route("/validations", post(run_routes::start_validation))
+        .route(
+            "/resources/{id}/install",
+            post(resource_routes::agent_install),
+        )
+        .route(
+            "/resources/{id}/cancel",
+            post(resource_routes::agent_cancel),
+        )
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             guard::capability_required,
@@ -202,6 +210,11 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     let resources = somite_resource::ResourceConfig::from_env(|name| std::env::var(name).ok())
         .and_then(somite_resource::ResourceManager::open)
         .map_err(somite_api::Error::from);
+    // References to installed resources resolve in the same store.
+    let mut project = project;
+    if let Ok(manager) = &resources {
+        project.set_resources(Arc::new(manager.store().clone()));
+    }
     let mut state = AppState::new(
         project,
         config.sse_keepalive,

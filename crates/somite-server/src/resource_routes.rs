@@ -2,22 +2,29 @@
 //! progress and the Project tools list (`docs/resources.md`).
 //!
 //! Reading (the overview, one provider, the resolutions of a requirement, a
-//! folder check) is mounted for people and again under `/api/mcp/`;
-//! installing and cancelling are the person's own routes, so an install
-//! always follows a consent the user gave in the workspace or answered in a
-//! permission prompt. Every route is a thin adapter over the one
+//! folder check) is mounted for people and again under `/api/mcp/`.
+//! Installing and cancelling are mounted twice too, but differently: the
+//! person's own routes act on the consent the workspace's dialog sent,
+//! while the MCP routes ([`agent_install`], [`agent_cancel`]) act only on a
+//! permission the user answered in the agent session for that very
+//! provider and consent ([`crate::agent::AgentHost::take_resource_grant`]),
+//! and refuse with `resource_permission_required` otherwise — an agent
+//! never installs, nor deletes a partial download, on its own say-so. A
+//! cancel that keeps the partial needs no grant. Every route is a thin adapter over the one
 //! [`ResourceManager`]; its job events reach the activity feed as
 //! [`FeedKind::Resource`].
 
 use crate::api_error::ApiError;
 use crate::body::JsonBody;
+use crate::capability::CapabilityId;
 use crate::routes::QueryParams;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::{Extension, Json};
 use serde::Deserialize;
-use somite_api::FeedKind;
+use somite_api::tools::resource as action;
+use somite_api::{FeedKind, ResourceCode};
 use somite_resource::model::{
     CancelRequest, DirectoryCheck, DirectoryCheckRequest, InstallRequest, JobStatus, Resolutions,
     ResourceInspect, ResourceOverview,
@@ -135,6 +142,65 @@ pub async fn cancel(
     Path(id): Path<String>,
     JsonBody(request): JsonBody<CancelRequest>,
 ) -> Result<Json<JobStatus>, ApiError> {
+    let manager = manager(&state)?;
+    manager
+        .cancel(&id, request.keep_partial)
+        .await
+        .map(Json)
+        .map_err(failure)
+}
+
+fn permission_required(id: &str, what: &str) -> ApiError {
+    ApiError(
+        somite_api::Error::new(
+            ResourceCode::ResourcePermissionRequired,
+            format!("the user has not allowed this session to {what} `{id}`"),
+            "ask the user: only they choose a resource, in the consent dialog or by answering the permission prompt for this exact call",
+        )
+        .with_details(serde_json::json!({"provider_id": id})),
+    )
+}
+
+/// `POST /api/mcp/resources/{id}/install`: an agent's install, on the
+/// user's answer to its permission prompt.
+pub async fn agent_install(
+    State(state): State<Arc<AppState>>,
+    Extension(capability): Extension<CapabilityId>,
+    Path(id): Path<String>,
+    JsonBody(request): JsonBody<InstallRequest>,
+) -> Result<(StatusCode, Json<JobStatus>), ApiError> {
+    let consent = serde_json::to_value(&request.consent).unwrap_or_default();
+    if !state
+        .agents
+        .take_resource_grant(capability, &id, action::INSTALL, Some(&consent))
+    {
+        return Err(permission_required(&id, "install"));
+    }
+    let manager = manager(&state)?;
+    manager
+        .install(&id, &request.consent)
+        .map(|status| (StatusCode::ACCEPTED, Json(status)))
+        .map_err(failure)
+}
+
+/// `POST /api/mcp/resources/{id}/cancel`: an agent's cancel; deleting the
+/// partial download needs the user's answer to its permission prompt.
+pub async fn agent_cancel(
+    State(state): State<Arc<AppState>>,
+    Extension(capability): Extension<CapabilityId>,
+    Path(id): Path<String>,
+    JsonBody(request): JsonBody<CancelRequest>,
+) -> Result<Json<JobStatus>, ApiError> {
+    if !request.keep_partial
+        && !state
+            .agents
+            .take_resource_grant(capability, &id, action::CANCEL, None)
+    {
+        return Err(permission_required(
+            &id,
+            "cancel and delete the partial download of",
+        ));
+    }
     let manager = manager(&state)?;
     manager
         .cancel(&id, request.keep_partial)

@@ -22,6 +22,7 @@ use crate::operator::{
     OperatorContract, OperatorKind, ParamType, PortSpec, ResolutionKind as ResourceResolutionKind,
     check_import_path,
 };
+use crate::resource::{ResourceFinding, is_reference};
 use crate::source::{SourceBinding, control_type};
 use crate::source_map::SourceLocation;
 use crate::variant::UnrepresentedInvocation;
@@ -325,6 +326,13 @@ pub struct Assessment {
 /// Answers whether a local input path exists; I/O stays with the caller.
 pub trait InputProbe {
     fn exists(&self, path: &str) -> bool;
+
+    /// What a `somite-resource:` reference resolves to on this machine;
+    /// `None` where no resource store is known (the reference then stays
+    /// an open requirement).
+    fn resource(&self, _reference: &str) -> Option<ResourceFinding> {
+        None
+    }
 }
 
 impl<F: Fn(&str) -> bool> InputProbe for F {
@@ -684,6 +692,24 @@ fn assess_node(
             .iter()
             .position(|p| p.import_param.as_deref() == Some(spec.name.as_str()));
         if let Some(import_port) = import_port {
+            let path_value = value.and_then(Value::as_str).filter(|p| !p.is_empty());
+            if let Some(reference) = path_value.filter(|p| is_reference(p)) {
+                let profile = contract.ports.outputs[import_port]
+                    .resource_profile
+                    .as_deref();
+                if let Some(mut it) = resource_binding_item(node, spec, reference, profile, inputs)
+                {
+                    let file = it.evidence.file.take();
+                    it.evidence = derived(
+                        entry,
+                        format!("ports.out[{import_port}].import_param"),
+                        at_param(node, &spec.name),
+                    );
+                    it.evidence.file = file;
+                    items.push(it);
+                }
+                continue;
+            }
             let path = PathParam {
                 name: &spec.name,
                 label: &spec.label,
@@ -812,6 +838,78 @@ fn unset_param_item(node: &Node, name: &str, label: &str, owner: &str, evidence:
         true,
     ));
     it
+}
+
+/// The requirement a `somite-resource:` reference leaves open, if any: one
+/// that is not installed, whose files changed since it was installed, or
+/// whose profile is not the one the input declares. A verified resource of
+/// the right profile meets the input.
+fn resource_binding_item(
+    node: &Node,
+    spec: &crate::operator::ParamSpec,
+    reference: &str,
+    profile: Option<&str>,
+    inputs: &dyn InputProbe,
+) -> Option<Item> {
+    let (title, detail, reinstall) = match inputs.resource(reference) {
+        Some(ResourceFinding::Verified(found)) => match profile {
+            Some(wanted) if wanted != found.profile => (
+                format!(
+                    "{} of {} is the wrong kind of resource",
+                    spec.label, node.id
+                ),
+                format!(
+                    "`{reference}` is a {} but the input needs a {wanted}.",
+                    found.profile
+                ),
+                false,
+            ),
+            _ => return None,
+        },
+        Some(ResourceFinding::Missing { code, detail }) => (
+            format!("{} of {} is not installed", spec.label, node.id),
+            format!("{detail} ({code})."),
+            false,
+        ),
+        Some(ResourceFinding::Tampered { code, detail }) => (
+            format!(
+                "{} of {} changed since it was installed",
+                spec.label, node.id
+            ),
+            format!("{detail} ({code})."),
+            true,
+        ),
+        None => (
+            format!("{} of {} cannot be resolved here", spec.label, node.id),
+            format!("No managed-resource store is available to resolve `{reference}`."),
+            false,
+        ),
+    };
+    let mut it = item(node, ItemKind::ManagedResource, &spec.name, title, detail);
+    it.evidence.file = Some(FileEvidence {
+        path: reference.to_owned(),
+        found: false,
+        recorded_digest: None,
+        found_digest: None,
+        recorded_location: None,
+    });
+    it.resolutions.push(resolution(
+        format!("{}:install", it.id),
+        ResolutionKind::Download,
+        if reinstall {
+            "Install the resource again (its tree is replaced, never merged)".into()
+        } else {
+            "Install the resource (after consenting to its size and effect)".into()
+        },
+        true,
+    ));
+    it.resolutions.push(resolution(
+        format!("{}:use_existing", it.id),
+        ResolutionKind::UseExisting,
+        format!("Choose a folder already on this machine for {}", spec.label),
+        false,
+    ));
+    Some(it)
 }
 
 /// A node that fetches public data is an input that needs the network: not

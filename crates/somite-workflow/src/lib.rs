@@ -15,6 +15,7 @@ pub mod error;
 pub mod graph;
 pub mod limits;
 pub mod operator;
+pub mod resource;
 pub mod search;
 pub mod source;
 pub mod source_map;

@@ -132,12 +132,21 @@ enum ProjectAction {
 
 /// The project for a verb that changes it.
 fn open(dir: &ProjectDir) -> Result<Project, SomiteError> {
-    Project::open(&dir.project, Seed::Empty)
+    Project::open(&dir.project, Seed::Empty).map(with_resources)
 }
 
 /// The project for a verb that only looks.
 fn read(dir: &ProjectDir) -> Result<Project, SomiteError> {
-    Project::read(&dir.project, Seed::Empty)
+    Project::read(&dir.project, Seed::Empty).map(with_resources)
+}
+
+/// `project`, resolving `somite-resource:` references in the user's
+/// resource store (as `somite serve` does).
+pub(crate) fn with_resources(mut project: Project) -> Project {
+    if let Some(store) = somite_resource::store::Store::from_env(|name| std::env::var(name).ok()) {
+        project.set_resources(std::sync::Arc::new(store));
+    }
+    project
 }
 
 /// Applies `txn` through the project's one writer: this process when it can

@@ -75,6 +75,7 @@ fn human_compile(report: &CompileSummary) -> String {
 
 pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
     let result = Project::read(&args.project, Seed::Empty)
+        .map(crate::commands::with_resources)
         .and_then(|project| compiled::compile(&project, &Toolchain::from_env()?));
     finish(args.json, result, |outcome| {
         let report = report(outcome);
@@ -87,6 +88,7 @@ pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
     let result = Project::read(&args.project, Seed::Empty)
+        .map(crate::commands::with_resources)
         .and_then(|project| export::export(&project, &Toolchain::from_env()?, &args.out));
     finish(args.json, result, |outcome| {
         let report = ExportReport {

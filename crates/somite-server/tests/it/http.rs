@@ -1052,3 +1052,48 @@ async fn data_search_renders_its_failures_as_envelopes() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_envelope(&body, "capability_required");
 }
+
+/// An agent's install, or a cancel deleting the partial download, is acted
+/// on only after the user answered its permission prompt: with a live
+/// capability but no such answer, the runtime refuses and installs nothing.
+#[tokio::test]
+async fn an_agent_install_without_the_users_answer_is_refused() {
+    let h = Harness::start().await;
+    let (_, capability) = h.server.state.capabilities.issue();
+    let consent = json!({"consent": {
+        "download_bytes": 1, "stored_bytes": 2,
+        "effect_digest": format!("blake3:{}", "0".repeat(64)),
+    }});
+    for (path, body) in [
+        ("/api/mcp/resources/k2_standard_08gb/install", consent),
+        (
+            "/api/mcp/resources/k2_standard_08gb/cancel",
+            json!({"keep_partial": false}),
+        ),
+        ("/api/mcp/resources/k2_standard_08gb/cancel", json!({})),
+    ] {
+        let response = h
+            .client
+            .post(h.url(path))
+            .header(CAPABILITY_HEADER, capability.expose())
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{path} {body}");
+        assert_envelope(
+            &response.json().await.unwrap(),
+            "resource_permission_required",
+        );
+    }
+    // Keeping the partial needs no answer: nothing runs, so nothing to cancel.
+    let kept = h
+        .client
+        .post(h.url("/api/mcp/resources/k2_standard_08gb/cancel"))
+        .header(CAPABILITY_HEADER, capability.expose())
+        .json(&json!({"keep_partial": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(kept.status(), StatusCode::FORBIDDEN);
+}

@@ -42,6 +42,28 @@ pub struct RunClosure {
     /// whose nodes and operators say what runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ClosureSource>,
+    /// The managed resources the graph binds (a Kraken2 database), by node
+    /// and parameter: which database a result was produced with. Absent
+    /// when the graph binds none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ClosureResource>,
+}
+
+/// One managed resource a package uses where it is installed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureResource {
+    pub node_id: String,
+    pub param: String,
+    /// `somite-resource:<provider>@<release>`, as the graph names it.
+    pub reference: String,
+    pub provider_id: String,
+    pub release: String,
+    pub profile: String,
+    /// The archive's checksum as its publisher lists it, `<algorithm>:<hex>`.
+    pub checksum: String,
+    /// `blake3:<hex>` of the installed tree, verified when compiling.
+    pub tree_digest: String,
 }
 
 /// What a source workflow's package runs: the pipeline at one commit and
@@ -228,6 +250,30 @@ impl RunClosure {
             .map(|o| (o.id.as_str(), o.revision.as_str()))
             .collect();
 
+        let resource_keys: Vec<String> = self
+            .resources
+            .iter()
+            .map(|r| format!("{}\u{0}{}", r.node_id, r.param))
+            .collect();
+        if !strictly_sorted(resource_keys.iter().map(String::as_str)) {
+            return Err(invalid(
+                "resources must be sorted by node and parameter without repeats".into(),
+            ));
+        }
+        for resource in &self.resources {
+            if !self.nodes.iter().any(|n| n.node_id == resource.node_id) {
+                return Err(invalid(format!(
+                    "resources names node {}, which is not in nodes",
+                    resource.node_id
+                )));
+            }
+            if !crate::resource::is_reference(&resource.reference) {
+                return Err(invalid(format!(
+                    "resources.{}.reference is not a managed-resource reference",
+                    resource.node_id
+                )));
+            }
+        }
         if !strictly_sorted(self.nodes.iter().map(|n| n.node_id.as_str())) {
             return Err(invalid("nodes must be sorted by id without repeats".into()));
         }

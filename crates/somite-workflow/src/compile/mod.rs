@@ -28,8 +28,9 @@ mod source;
 mod task;
 
 pub use closure::{
-    ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi, ClosureSource,
-    ClosureTargets, ClosureTool, RUN_CLOSURE_SCHEMA, RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
+    ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi,
+    ClosureResource, ClosureSource, ClosureTargets, ClosureTool, RUN_CLOSURE_SCHEMA,
+    RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
 };
 pub use config::PROFILES;
 pub use documents::{NodeMap, NodeMapEntry, PACKAGED_TITLE};
@@ -46,6 +47,7 @@ use crate::canonical::{Revision, digest_bytes};
 use crate::catalog::Catalog;
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::WorkflowDocument;
+use crate::resource::BoundResources;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -133,11 +135,24 @@ pub struct CompiledPackage {
 }
 
 /// Compiles `doc` into a package, if `assessment` (the caller's readiness
-/// assessment of this very graph) lets it through.
+/// assessment of this very graph) lets it through. A graph that binds a
+/// managed resource needs [`compile_bound`].
 pub fn compile(
     doc: &WorkflowDocument,
     catalog: &Catalog,
     assessment: &Assessment,
+) -> Result<CompiledPackage> {
+    compile_bound(doc, catalog, assessment, &BoundResources::new())
+}
+
+/// [`compile`], with the managed resources the graph's references name,
+/// each verified by the caller just before: `params.json` carries each
+/// resource's folder and `run-closure.json` its identity.
+pub fn compile_bound(
+    doc: &WorkflowDocument,
+    catalog: &Catalog,
+    assessment: &Assessment,
+    resources: &BoundResources,
 ) -> Result<CompiledPackage> {
     let graph_revision = doc.graph_revision();
     if assessment.graph_revision != graph_revision {
@@ -153,7 +168,7 @@ pub fn compile(
         .gate("compile")
         .map_err(|e| e.with_detail("requirements", blocking_requirements(assessment)))?;
 
-    let plan = plan::plan(doc, catalog, graph_revision.clone())?;
+    let plan = plan::plan(doc, catalog, graph_revision.clone(), resources)?;
     let mut files = BTreeMap::new();
     let mut add = |path: String, bytes: Vec<u8>| {
         files.insert(
@@ -239,6 +254,22 @@ pub fn compile(
         compiler: ClosureCompiler::current(),
         targets: ClosureTargets::current(),
         source: None,
+        resources: plan
+            .sources
+            .iter()
+            .flat_map(|source| {
+                source.resources.iter().map(|(param, r)| ClosureResource {
+                    node_id: source.node_id.to_owned(),
+                    param: param.clone(),
+                    reference: r.reference.clone(),
+                    provider_id: r.provider_id.clone(),
+                    release: r.release.clone(),
+                    profile: r.profile.clone(),
+                    checksum: r.checksum.clone(),
+                    tree_digest: r.tree_digest.clone(),
+                })
+            })
+            .collect(),
     };
     CompiledPackage::seal(files, closure)
 }

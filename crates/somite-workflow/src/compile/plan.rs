@@ -14,6 +14,7 @@ use crate::catalog::{Catalog, CatalogEntry};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::{Edge, Node, WorkflowDocument};
 use crate::operator::{ArgPart, ChecksumSpec, OperatorContract, OperatorKind};
+use crate::resource::{BoundResources, ResolvedResource, is_reference};
 use crate::types::PortType;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,8 +51,11 @@ pub(crate) struct PlannedNode<'a> {
 #[derive(Debug)]
 pub(crate) struct SourceNode<'a> {
     pub node_id: &'a str,
-    /// Every imported path, by parameter name (params `inputs`).
+    /// Every imported path, by parameter name (params `inputs`); a managed
+    /// resource's reference is replaced by its verified folder.
     pub paths: BTreeMap<String, String>,
+    /// The managed resources bound here, by parameter name.
+    pub resources: BTreeMap<String, ResolvedResource>,
     /// The channels of outputs that feed a process.
     pub channels: Vec<SourceChannel>,
 }
@@ -173,6 +177,7 @@ pub(crate) fn plan<'a>(
     doc: &'a WorkflowDocument,
     catalog: &'a Catalog,
     graph_revision: String,
+    resources: &BoundResources,
 ) -> Result<Plan<'a>> {
     let order = doc
         .topological_order()
@@ -251,7 +256,7 @@ pub(crate) fn plan<'a>(
         let contract = &entries[id.as_str()].contract;
         match contract.kind {
             OperatorKind::Source | OperatorKind::Reference => {
-                sources.push(source_node(node, contract, &source_variables)?);
+                sources.push(source_node(node, contract, &source_variables, resources)?);
             }
             OperatorKind::External => {
                 let environment = environments
@@ -380,8 +385,10 @@ fn source_node<'a>(
     node: &'a Node,
     contract: &OperatorContract,
     variables: &BTreeMap<(&str, &str), String>,
+    bound: &BoundResources,
 ) -> Result<SourceNode<'a>> {
     let mut paths = BTreeMap::new();
+    let mut resources = BTreeMap::new();
     let mut channels = Vec::new();
     for port in &contract.ports.outputs {
         let Some(param) = &port.import_param else {
@@ -401,6 +408,24 @@ fn source_node<'a>(
                 )
                 .with_detail("node_id", &node.id)
             })?;
+        let path = if is_reference(path) {
+            let resolved = bound.get(path).ok_or_else(|| {
+                SomiteError::new(
+                    ErrorCode::WorkflowNotReady,
+                    format!(
+                        "cannot compile: `{path}` of {} is not a verified installed resource",
+                        node.id
+                    ),
+                    "install the resource (or choose a folder on this machine), then compile again",
+                )
+                .with_detail("node_id", &node.id)
+                .with_detail("reference", path)
+            })?;
+            resources.insert(param.clone(), resolved.clone());
+            resolved.path.as_str()
+        } else {
+            path
+        };
         paths.insert(param.clone(), path.to_owned());
         if let Some(variable) = variables.get(&(node.id.as_str(), port.name.as_str())) {
             channels.push(SourceChannel {
@@ -412,6 +437,7 @@ fn source_node<'a>(
     Ok(SourceNode {
         node_id: &node.id,
         paths,
+        resources,
         channels,
     })
 }

@@ -203,6 +203,7 @@ pub fn compile_source(
                 .map(|p| (p.name.clone(), by_file[p.environment.as_str()].to_owned()))
                 .collect(),
         }),
+        resources: Vec::new(),
     };
     CompiledPackage::seal(files, closure)
 }

@@ -108,7 +108,12 @@ impl TaskScript {
 /// [`compile`](super::compile) plans it. No readiness gate applies: nothing
 /// is packaged, and a caller running one task checks its own inputs.
 pub fn task_script(doc: &WorkflowDocument, catalog: &Catalog, node_id: &str) -> Result<TaskScript> {
-    let plan = super::plan::plan(doc, catalog, doc.graph_revision())?;
+    let plan = super::plan::plan(
+        doc,
+        catalog,
+        doc.graph_revision(),
+        &crate::resource::BoundResources::new(),
+    )?;
     let p = plan
         .processes
         .iter()

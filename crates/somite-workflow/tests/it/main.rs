@@ -13,5 +13,6 @@ mod assessment;
 mod builtin_catalog;
 mod compile;
 mod invariants;
+mod resource_binding;
 mod search;
 mod transactions;

@@ -369,7 +369,6 @@ fn metagenomics_wants_the_database_asked_for_not_invented() {
 }
 
 #[test]
-#[ignore = "needs the somite.resource MCP tool (issue 20, feat/resource); run with --run-ignored once it is served"]
 fn resource_leaves_the_install_to_the_user() {
     let good = eval("resource", "resource");
     expect(

@@ -7,6 +7,7 @@
 //! (so the `/api/mcp/source/...` routes, replay, stale base and the isError
 //! envelopes are exercised end to end).
 
+use crate::standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
 use crate::support::mcp::{call, ok};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -16,7 +17,6 @@ use somite_api::tools::somite::{
     SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, SOURCE_WORKFLOW_EDIT,
     SOURCE_WORKFLOW_PROMOTE, WORKFLOW_GET,
 };
-use crate::standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
 use std::process::Output;
 
 /// A stand-in, a documentation cache and an empty project folder for
