@@ -65,11 +65,14 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
                 } else {
                     ""
                 };
+                let tool = match &proof.library {
+                    Some(library) => format!("`{}` ({library})", proof.tool),
+                    None => format!("`{}`", proof.tool),
+                };
                 let _ = writeln!(
                     out,
-                    "| `{}` | `{}` | {reported}; {package} | {} | proven{wrapper} |",
+                    "| `{}` | {tool} | {reported}; {package} | {} | proven{wrapper} |",
                     proof.operator_id,
-                    proof.tool,
                     pins(proof.pinned.iter())
                 );
             }

@@ -1,6 +1,7 @@
 //! The proofs' inputs: a tiny genome, its annotation (GTF, GFF3 and the
-//! genes as BED), reads simulated from it, and a Kraken2 database built
-//! from it, all generated here.
+//! genes as BED), reads simulated from it, a Kraken2 database built from
+//! it, and a counts matrix with its sample table for differential
+//! expression, all generated here.
 //!
 //! Validation's fixtures ([`crate::fixtures`]) are eight read pairs on
 //! 600 bp: enough to show a pipeline runs, too little for an assembler to
@@ -60,6 +61,12 @@ pub enum FixtureKind {
     /// `served/`: the folder the loopback file server of the download
     /// proofs serves (see [`served`]).
     Served,
+    /// `counts.tsv`: raw counts of [`EXPRESSION_GENES`] genes in six
+    /// samples, the first [`DIFFERENTIAL_GENES`] four times higher in the
+    /// treated three (see [`counts`]).
+    Counts,
+    /// `samples.tsv`: those six samples and their condition.
+    SampleTable,
 }
 
 const CHROMOSOME: &str = "chrP";
@@ -100,6 +107,8 @@ pub fn materialize(kind: FixtureKind, root: &Path) -> Result<PathBuf, RunnerErro
         FixtureKind::Kraken2Db => return kraken2_db(root),
         FixtureKind::AssemblyPackage => ("ncbi_dataset.zip", assembly_package()),
         FixtureKind::Served => return served(root),
+        FixtureKind::Counts => ("counts.tsv", counts()),
+        FixtureKind::SampleTable => ("samples.tsv", sample_table()),
     };
     write_addressed(root, name, &bytes)
 }
@@ -311,6 +320,63 @@ fn fastq(mate: usize) -> Vec<u8> {
         out.push(b'\n');
     }
     out
+}
+
+/// The genes of the differential expression fixture.
+pub const EXPRESSION_GENES: usize = 200;
+/// Genes `gene001` to `gene020` are four times (log2 fold change 2) as
+/// abundant in the treated samples as in the controls; no other gene differs.
+pub const DIFFERENTIAL_GENES: usize = 20;
+/// The samples: three controls, then three treated.
+const EXPRESSION_SAMPLES: [(&str, &str); 6] = [
+    ("ctrl_1", "control"),
+    ("ctrl_2", "control"),
+    ("ctrl_3", "control"),
+    ("treat_1", "treated"),
+    ("treat_2", "treated"),
+    ("treat_3", "treated"),
+];
+
+/// A raw counts matrix as DESeq2 takes it: a gene's mean between 20 and
+/// 1000 reads, each sample's count that mean (times four for a differential
+/// gene in a treated sample) times a factor between 0.7 and 1.3, truncated
+/// to an integer. Two hundred genes are what DESeq2's dispersion trend needs
+/// to be fitted; a handful leaves it nothing to fit.
+fn counts() -> Vec<u8> {
+    let mut state: u32 = 0x0000_5EED;
+    let mut uniform = || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        f64::from(state) / 4_294_967_296.0
+    };
+    let mut out = String::from("gene_id");
+    for (sample, _) in EXPRESSION_SAMPLES {
+        out.push('\t');
+        out.push_str(sample);
+    }
+    out.push('\n');
+    for gene in 0..EXPRESSION_GENES {
+        let mean = 20.0 + uniform() * 980.0;
+        out.push_str(&format!("gene{:03}", gene + 1));
+        for (_, condition) in EXPRESSION_SAMPLES {
+            let fold = if gene < DIFFERENTIAL_GENES && condition == "treated" {
+                4.0
+            } else {
+                1.0
+            };
+            let count = (mean * fold * (0.7 + 0.6 * uniform())) as u64;
+            out.push_str(&format!("\t{count}"));
+        }
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+fn sample_table() -> Vec<u8> {
+    let mut out = String::from("sample\tcondition\n");
+    for (sample, condition) in EXPRESSION_SAMPLES {
+        out.push_str(&format!("{sample}\t{condition}\n"));
+    }
+    out.into_bytes()
 }
 
 /// Builds the Kraken2 database with `kraken2-build` once per root; the

@@ -65,7 +65,10 @@ pub struct Proof {
     pub tool: String,
     /// Where it was found on `PATH`.
     pub tool_path: Option<PathBuf>,
-    /// The version the tool reports about itself.
+    /// The library the tool (an interpreter) runs for this operator, whose
+    /// version and package the proof records instead of the tool's.
+    pub library: Option<String>,
+    /// The version the tool (or its library) reports about itself.
     pub tool_version: Option<String>,
     /// The Debian package that installed it, with its version.
     pub debian_package: Option<DebianPackage>,
@@ -125,7 +128,11 @@ impl Proof {
             if self.passed { "proven" } else { "FAILED" }
         );
         let version = self.tool_version.as_deref().unwrap_or("unknown version");
-        out.push_str(&format!("tool     {} {version}", self.tool));
+        let tool = match &self.library {
+            Some(library) => format!("{} ({library})", self.tool),
+            None => self.tool.clone(),
+        };
+        out.push_str(&format!("tool     {tool} {version}"));
         if let Some(package) = &self.debian_package {
             out.push_str(&format!(" (Debian {} {})", package.name, package.version));
         }
@@ -419,17 +426,21 @@ impl<'c> Prover<'c> {
         let stderr = String::from_utf8_lossy(&stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
         let tool_path = find_on_path(tool, &path);
+        let library = recipes::library(&contract.id);
+        let version_args = library.map_or_else(|| recipes::version_args(tool), |l| l.version_args);
         Ok(Proof {
             kind: PROOF_KIND,
             operator_id: contract.id.clone(),
             operator_revision: entry.revision.clone(),
             tool: tool.to_owned(),
+            library: library.map(|l| l.name.to_owned()),
             tool_version: tool_path
                 .as_ref()
-                .and_then(|_| reported_version(tool, &path, &home)),
-            debian_package: match wrapper {
-                Some(wrapper) => debian_package(Path::new(wrapper.target)),
-                None => tool_path.as_deref().and_then(debian_package),
+                .and_then(|_| reported_version(tool, version_args, &path, &home)),
+            debian_package: match (library, wrapper) {
+                (Some(library), _) => debian_package(Path::new(library.file)),
+                (None, Some(wrapper)) => debian_package(Path::new(wrapper.target)),
+                (None, None) => tool_path.as_deref().and_then(debian_package),
             },
             wrapper: wrapper.map(|w| w.script.to_owned()),
             pinned: contract.pixi.clone(),
@@ -592,9 +603,9 @@ fn install_wrapper(shims: &Path, tool: &str, script: &str) -> Result<(), RunnerE
 
 /// The version the tool prints about itself: the first word of its version
 /// output that looks like one (`1.16.1`, `v0.11.9`, `0.7.17-r1188`).
-fn reported_version(tool: &str, path: &str, home: &Path) -> Option<String> {
+fn reported_version(tool: &str, args: &[&str], path: &str, home: &Path) -> Option<String> {
     let out = Command::new(tool)
-        .args(recipes::version_args(tool))
+        .args(args)
         .env_clear()
         .env("PATH", path)
         .env("HOME", home)

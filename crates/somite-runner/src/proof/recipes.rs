@@ -330,6 +330,13 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             ),
         ),
         "ensembl.gtf" => prove(vec![], ensembl(SERVED_RELEASE, &[])),
+        "quant.deseq2" => prove(
+            vec![
+                ("counts", fixture(Counts)),
+                ("samples", fixture(SampleTable)),
+            ],
+            vec![],
+        ),
         // A release whose CHECKSUMS are wrong: the proof must fail.
         "ensembl.fasta@tampered" => prove(
             vec![],
@@ -382,6 +389,29 @@ pub fn wrapper(tool: &str) -> Option<Wrapper> {
         "trimmomatic" => Some(Wrapper {
             script: "exec java -jar /usr/share/java/trimmomatic.jar \"$@\"",
             target: "/usr/share/java/trimmomatic.jar",
+        }),
+        _ => None,
+    }
+}
+
+/// The library an interpreter runs for an operator: what the proof reports
+/// as proven is the library's version and package, not the interpreter's.
+#[derive(Debug, Clone, Copy)]
+pub struct Library {
+    pub name: &'static str,
+    /// The interpreter's arguments that print the library's version.
+    pub version_args: &'static [&'static str],
+    /// A file of the library, whose Debian package the proof records.
+    pub file: &'static str,
+}
+
+/// The library operator `operator_id` runs, if its tool is an interpreter.
+pub fn library(operator_id: &str) -> Option<Library> {
+    match operator_id {
+        "quant.deseq2" => Some(Library {
+            name: "DESeq2",
+            version_args: &["-e", "cat(format(packageVersion(\"DESeq2\")))"],
+            file: "/usr/lib/R/site-library/DESeq2/DESCRIPTION",
         }),
         _ => None,
     }

@@ -5,7 +5,7 @@
 //! a missing one fails its proof rather than skipping it.
 
 use somite_runner::proof::coverage::{self, Coverage};
-use somite_runner::proof::{PROOF_KIND, Proof, Prover, recipes};
+use somite_runner::proof::{PROOF_KIND, Proof, Prover, fixtures, recipes};
 use somite_workflow::Catalog;
 use somite_workflow::operator::OperatorKind;
 use std::path::Path;
@@ -59,6 +59,38 @@ fn every_tool_operator_proves_or_declares_why_it_cannot() {
             .lines()
             .any(|l| l.contains("\tS\t101\t") && l.trim_start().starts_with("100.00")),
         "{kraken}"
+    );
+
+    // DESeq2 finds the genes the counts fixture made differential, with a
+    // fold change near their four, and few of the others.
+    let results = std::fs::read_to_string(
+        scratch
+            .path()
+            .join("tasks/quant.deseq2/out/deseq2_results.tsv"),
+    )
+    .unwrap();
+    let mut lines = results.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (fold, padj) = (column("log2FoldChange"), column("padj"));
+    let mut found = 0;
+    let mut false_positives = 0;
+    for line in lines {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let gene: usize = fields[0].strip_prefix("gene").unwrap().parse().unwrap();
+        let significant = fields[padj].parse::<f64>().is_ok_and(|p| p < 0.05);
+        if gene <= fixtures::DIFFERENTIAL_GENES {
+            let change: f64 = fields[fold].parse().unwrap();
+            assert!(significant && (1.0..3.0).contains(&change), "{line}");
+            found += 1;
+        } else if significant {
+            false_positives += 1;
+        }
+    }
+    assert_eq!(found, fixtures::DIFFERENTIAL_GENES, "{results}");
+    assert!(
+        false_positives * 20 < fixtures::EXPRESSION_GENES - fixtures::DIFFERENTIAL_GENES,
+        "{false_positives} unchanged genes called at 5%\n{results}"
     );
 
     // The database the proof built is the kraken2-database validation
