@@ -23,15 +23,23 @@ use somite_api::tools::somite as tools;
 use crate::evidence::ToolCall;
 use crate::scenario::{OUTDIR, SAMPLESHEET_PATH};
 use crate::score::{Check, Facts, Node, check, describe, nodes};
+use somite_workflow::ErrorCode;
 
 /// The pipeline the user asks for.
 pub const PIPELINE: &str = "nf-core/demo";
 
 /// What placing the node onto a canvas that already holds nodes answers.
-const CANVAS_NOT_EMPTY: &str = "canvas_not_empty";
+const CANVAS_NOT_EMPTY: ErrorCode = ErrorCode::CanvasNotEmpty;
 
 /// The codes a parameter edit outside the pipeline's schema is refused with.
-const SCHEMA_REFUSALS: [&str; 3] = ["param_out_of_range", "invalid_param_type", "unknown_param"];
+const SCHEMA_REFUSALS: [ErrorCode; 6] = [
+    ErrorCode::ParamOutOfRange,
+    ErrorCode::ParamNotInEnum,
+    ErrorCode::ParamPatternMismatch,
+    ErrorCode::ParamPathNotFound,
+    ErrorCode::InvalidParamType,
+    ErrorCode::UnknownParam,
+];
 
 /// The blind task: the pipeline and the two values, nothing of how.
 #[must_use]
@@ -112,7 +120,7 @@ pub(crate) fn source_node<'d>(facts: &Facts<'d>) -> Option<Node<'d>> {
 fn resolved_on_empty_canvas(facts: &Facts<'_>) -> Check {
     let id = "resolved_on_empty_canvas";
     let refused: Vec<String> = resolve_calls(facts)
-        .filter(|call| call.error_code().as_deref() == Some(CANVAS_NOT_EMPTY))
+        .filter(|call| call.error_code().as_deref() == Some(CANVAS_NOT_EMPTY.as_str()))
         .map(describe)
         .collect();
     if !refused.is_empty() {
@@ -230,7 +238,8 @@ fn params_within_schema(facts: &Facts<'_>) -> Check {
         .filter_map(|call| {
             let code = call.error_code()?;
             SCHEMA_REFUSALS
-                .contains(&code.as_str())
+                .iter()
+                .any(|refusal| refusal.as_str() == code)
                 .then(|| format!("{} ({code})", describe(call)))
         })
         .collect();
@@ -402,7 +411,7 @@ mod tests {
                 1,
                 "first",
                 "failed",
-                json!({"code": CANVAS_NOT_EMPTY, "recovery": "remove every node"}),
+                json!({"code": CANVAS_NOT_EMPTY.as_str(), "recovery": "remove every node"}),
             ),
         );
         let (status, reason) = status(&refused, "resolved_on_empty_canvas");

@@ -221,7 +221,7 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
         Some(binding) => {
             // Readiness first, so a blocked source is refused before its
             // tree is read.
-            assessment.gate("compile")?;
+            somite_workflow::compile::gate(&assessment)?;
             let cache = toolchain.source_cache.clone().ok_or_else(|| {
                 SomiteError::new(
                     ErrorCode::NotFound,
@@ -237,7 +237,7 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
         None => {
             // Readiness first, so a blocked graph is refused before any
             // resource tree is hashed.
-            assessment.gate("compile")?;
+            somite_workflow::compile::gate(&assessment)?;
             let resources = bound_resources(project)?;
             somite_workflow::compile::compile_bound(
                 project.document(),

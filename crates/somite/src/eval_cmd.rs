@@ -221,7 +221,7 @@ mod tests {
         for words in [
             &["--agent", "opencode", "codex-acp", "m", "-", "0", "stale"][..],
             &["m", "-", "99999", "stale"],
-            &["m", "-", "0", "source"],
+            &["m", "-", "0", "sources"],
         ] {
             assert!(
                 matches!(positional(words), Err(EvalError::Usage(_))),

@@ -237,7 +237,7 @@ export const outlineReply = z.object({
 export const promotedInvocation = z.object({
   invocation: invocationId,
   node_id: z.string(),
-  how: z.enum(["selected", "catalog_equivalent"]),
+  how: z.enum(["selected", "catalog_equivalent", "added"]),
 });
 
 /** An invocation no native node stands for yet: a blocking requirement of the variant, never a silent drop. */

@@ -34,6 +34,7 @@ export function VariantBanner({ origin }: { origin: VariantOrigin }) {
             {index > 0 && ", "}
             <span className="mono">{callName(p.invocation)}</span> → <span className="mono">{p.node_id}</span>
             {p.how === "catalog_equivalent" && <span className="muted"> (catalog equivalent)</span>}
+            {p.how === "added" && <span className="muted"> (added by hand)</span>}
           </span>
         ))}
       </span>

@@ -164,9 +164,7 @@ pub fn compile_bound(
         .with_detail("graph_revision", &graph_revision)
         .with_detail("assessed_graph_revision", &assessment.graph_revision));
     }
-    assessment
-        .gate("compile")
-        .map_err(|e| e.with_detail("requirements", blocking_requirements(assessment)))?;
+    gate(assessment)?;
 
     let plan = plan::plan(doc, catalog, graph_revision.clone(), resources)?;
     let mut files = BTreeMap::new();
@@ -281,6 +279,14 @@ struct BlockingRequirement<'a> {
     kind: ItemKind,
     node_id: Option<&'a str>,
     title: &'a str,
+}
+
+/// Refuses to compile while a requirement is open, listing every blocking
+/// one (compile surfaces show them all, not only the next).
+pub fn gate(assessment: &Assessment) -> Result<()> {
+    assessment
+        .gate("compile")
+        .map_err(|e| e.with_detail("requirements", blocking_requirements(assessment)))
 }
 
 fn blocking_requirements(assessment: &Assessment) -> Vec<BlockingRequirement<'_>> {

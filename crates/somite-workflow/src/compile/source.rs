@@ -25,7 +25,7 @@ use super::{
     COMPILER_VERSION, ClosureCompiler, ClosureEnvironment, ClosurePixi, ClosureTargets,
     CompiledPackage, FILE_MODE, PIXI_REQUIREMENT, PLATFORMS, PackageFile, RUN_CLOSURE_SCHEMA,
     RUN_CLOSURE_SCHEMA_VERSION, RunClosure, TARGET_NEXTFLOW, TARGET_OPENJDK, TRACE_FIELDS,
-    TRACE_FILE, blocking_requirements, pretty, short_revision,
+    TRACE_FILE, gate, pretty, short_revision,
 };
 use crate::assessment::Assessment;
 use crate::canonical::digest_bytes;
@@ -102,9 +102,7 @@ pub fn compile_source(
             "assess the current workflow, then compile",
         ));
     }
-    assessment
-        .gate("compile")
-        .map_err(|e| e.with_detail("requirements", blocking_requirements(assessment)))?;
+    gate(assessment)?;
     let node = doc.source_node().ok_or_else(|| {
         SomiteError::new(
             ErrorCode::InvalidDocument,
