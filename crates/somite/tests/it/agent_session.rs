@@ -798,3 +798,92 @@ async fn stop_cancels_the_running_turn_and_the_session_goes_on() {
     api.ok("/api/agent/disconnect", json!({})).await;
     serve.stop();
 }
+
+/// The tool result of call `id` in the feed: its final `raw_output`.
+fn tool_output(events: &[Value], id: &str) -> Value {
+    events_of(events, somite_api::FeedKind::Agent, "tool_call")
+        .into_iter()
+        .rev()
+        .find(|e| e["data"]["tool_call"]["tool_call_id"] == id && !e["data"]["tool_call"]["raw_output"].is_null())
+        .unwrap_or_else(|| panic!("no result for {id}: {events:#?}"))["data"]["tool_call"]["raw_output"]
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_install_waits_for_the_users_own_answer_every_time() {
+    let project = tempfile::tempdir().unwrap();
+    let serve = Serve::start(project.path());
+    let api = Api::of(&serve);
+    api.ok(
+        "/api/agent/connect",
+        json!({"command": [test_agent().display().to_string()]}),
+    )
+    .await;
+    api.session_until("ready", |v| v["state"] == "ready").await;
+
+    let install = json!({"action": "install", "provider_id": "k2_standard_08gb",
+        "consent": {"download_bytes": 1, "stored_bytes": 1, "effect_digest": "blake3:00"}});
+    let plan = json!([
+        // Unasked: the runtime refuses before anything starts.
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::RESOURCE, "id": "unasked",
+                  "arguments": install}},
+        // Asked: Somite's policy does not answer for the user, not even
+        // after they chose "Always allow" for the same call.
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::RESOURCE, "id": "asked-1",
+                  "permission": true, "arguments": install}},
+        {"call": {"server": "somite", "tool": somite_api::tools::somite::RESOURCE, "id": "asked-2",
+                  "permission": true, "arguments": install}}
+    ]);
+    api.ok(
+        "/api/agent/prompt",
+        json!({"text": format!("Install the small Kraken2 database.\nPLAN: {plan}")}),
+    )
+    .await;
+
+    for (id, option) in [("asked-1", "allow-always"), ("asked-2", "reject-once")] {
+        let waiting = api
+            .session_until("the user's permission prompt", |v| {
+                v["pending_permissions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["tool_call"]["tool_call_id"] == id)
+            })
+            .await;
+        let permission = waiting["pending_permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["tool_call"]["tool_call_id"] == id)
+            .unwrap();
+        let permission_id = permission["id"].as_str().unwrap();
+        api.ok(
+            &format!("/api/agent/permissions/{permission_id}"),
+            json!({"option_id": option}),
+        )
+        .await;
+    }
+
+    let events = api
+        .feed_until("the end of the turn", |events| {
+            !events_of(events, somite_api::FeedKind::Agent, "turn_ended").is_empty()
+        })
+        .await;
+    assert_eq!(
+        tool_output(&events, "unasked")["code"],
+        "resource_permission_required"
+    );
+    // Allowed by the user, the install reached the manager, which refuses
+    // this provider for its own reason (no citable archive checksum).
+    assert_eq!(
+        tool_output(&events, "asked-1")["code"],
+        "resource_unverified"
+    );
+    let resolved = events_of(&events, somite_api::FeedKind::Agent, "permission_resolved");
+    assert_eq!(
+        resolved.len(),
+        2,
+        "both prompts were the user's: {resolved:#?}"
+    );
+    serve.stop();
+}
