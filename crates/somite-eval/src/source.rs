@@ -10,12 +10,11 @@
 //! answer, so the score holds against the loopback stand-in and the real
 //! nf-co.re alike.
 //!
-//! Adding an edit step later (`somite.source_workflow.edit`, built
-//! elsewhere): extend the prompt with the change the user wants, append one
-//! check after `ready_to_run` that reads the edit call and the final node
-//! (new check ids only, so `SCORE_FORMAT` keeps its meaning), and insert the
-//! call into `plans/source.json` between the parameters and the reply.
-//! [`source_node`] already finds the node an edit would change.
+//! Parameters may be set through an ordinary transaction or through the
+//! typed `somite.source_workflow.edit`; both are scored alike (the good plan
+//! uses the edit tool, the wrong one a transaction). A replacement of a
+//! process call is not part of this task: it leaves the source blocked until
+//! it is promoted, which the user did not ask for.
 
 use serde_json::Value;
 use somite_api::tools::somite as tools;
@@ -230,11 +229,13 @@ fn required_params_set(facts: &Facts<'_>) -> Check {
 }
 
 /// No edit sent a value the pipeline's schema forbids (a pattern, an enum,
-/// a type or an unknown parameter): the schema is in the node's contract
-/// for the agent to read first.
+/// a type or an unknown parameter), through either edit path (an ordinary
+/// transaction or `somite.source_workflow.edit`): the schema is in the
+/// node's contract for the agent to read first.
 fn params_within_schema(facts: &Facts<'_>) -> Check {
     let refused: Vec<String> = facts
         .somite_calls(tools::GRAPH_APPLY_TRANSACTION)
+        .chain(facts.somite_calls(tools::SOURCE_WORKFLOW_EDIT))
         .filter_map(|call| {
             let code = call.error_code()?;
             SCHEMA_REFUSALS
@@ -485,6 +486,23 @@ mod tests {
         let (status, reason) = status(&violating, "params_within_schema");
         assert_eq!(status, Status::Fail);
         assert!(reason.contains("param_out_of_range"), "{reason}");
+
+        // The same through the typed source edit.
+        let mut through_edit = good();
+        through_edit.events.insert(
+            2,
+            tool_call(
+                2,
+                "bad-edit",
+                tools::SOURCE_WORKFLOW_EDIT,
+                json!({"node_id": "demo", "edits": [{"op": "set_param", "param": "input", "value": "data/samplesheet.txt"}]}),
+                "failed",
+                json!({"code": "param_pattern_mismatch", "recovery": "choose a value the pipeline's schema allows"}),
+            ),
+        );
+        let (status, reason) = self::status(&through_edit, "params_within_schema");
+        assert_eq!(status, Status::Fail);
+        assert!(reason.contains("param_pattern_mismatch"), "{reason}");
 
         let unset = turn(
             good().events,
