@@ -160,6 +160,33 @@ async def run(binary: str, url: str, capability: str) -> dict[str, Any]:
                 check(isinstance(stale.get(field), str), f"the failure has no string {field}: {stale}")
             check(stale["code"] == "stale_revision", f"expected stale_revision: {stale}")
 
+            # The source workflow's typed edit and promotion answer their
+            # refusals in the shape their outputSchema declares (the canvas
+            # holds no source node to edit).
+            source_codes = {}
+            for name, arguments in (
+                (
+                    "somite.source_workflow.edit",
+                    {
+                        "node_id": "no-such-node",
+                        "base_state_revision": applied["state_revision"],
+                        "idempotency_key": "python-interop-0003",
+                        "edits": [{"op": "unset_param", "param": "outdir"}],
+                    },
+                ),
+                (
+                    "somite.source_workflow.promote",
+                    {
+                        "node_id": "no-such-node",
+                        "base_state_revision": applied["state_revision"],
+                        "idempotency_key": "python-interop-0004",
+                        "invocations": ["NFCORE_DEMO:DEMO:FASTQC"],
+                    },
+                ),
+            ):
+                refused = await call(name, arguments, expect_error=True)
+                source_codes[name] = refused["code"]
+
             return {
                 "ok": True,
                 "sdk": f"mcp {version('mcp')}",
@@ -172,6 +199,7 @@ async def run(binary: str, url: str, capability: str) -> dict[str, Any]:
                 "search_matches": [m["id"] for m in search["matches"]],
                 "applied_state_revision": applied["state_revision"],
                 "failure_code": stale["code"],
+                "source_failure_codes": source_codes,
             }
 
 

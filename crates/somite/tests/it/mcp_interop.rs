@@ -100,6 +100,16 @@ async fn the_official_python_sdk_lists_calls_and_validates_every_tool() {
         "{summary}"
     );
     assert_eq!(summary["failure_code"], "stale_revision", "{summary}");
+    for tool in [
+        somite_api::tools::somite::SOURCE_WORKFLOW_EDIT,
+        somite_api::tools::somite::SOURCE_WORKFLOW_PROMOTE,
+    ] {
+        let code = summary["source_failure_codes"][tool].as_str();
+        assert!(
+            code.is_some_and(|code| !code.is_empty()),
+            "{tool} answered its refusal in its outputSchema's shape: {summary}"
+        );
+    }
 
     // The edit the Python client made went through the runtime's one path.
     let state = server.state.clone();
