@@ -93,10 +93,19 @@ where
         lines: LinesCodec::new_with_max_length(limit),
         limit,
     };
-    // `FramedRead` answers `None` once after an error; `fuse` keeps it so.
-    FramedRead::new(reader, codec)
-        .try_filter(|line| std::future::ready(!line.is_empty()))
-        .fuse()
+    let lines = Box::pin(
+        FramedRead::new(reader, codec).try_filter(|line| std::future::ready(!line.is_empty())),
+    );
+    // The reader is dropped with the first error rather than kept by a
+    // fused stream: a peer still writing an oversized frame then fails at
+    // once instead of blocking on a pipe nobody reads.
+    futures::stream::unfold(Some(lines), |state| async move {
+        let mut lines = state?;
+        match lines.next().await? {
+            Ok(line) => Some((Ok(line), Some(lines))),
+            Err(error) => Some((Err(error), None)),
+        }
+    })
 }
 
 #[cfg(test)]
