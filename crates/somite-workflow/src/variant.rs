@@ -192,59 +192,7 @@ pub fn replacement(
     let inv = invocation(binding, invocation_id)?;
     let contract = &entry.contract;
     let operator_id = contract.id.as_str();
-    let unknown = |direction: Direction, whose: &str, port: &str| {
-        SomiteError::new(
-            ErrorCode::UnknownPort,
-            format!("{whose} has no {} port `{port}`", direction.name()),
-            "read the invocation's ports in the outline and the operator's in the catalog",
-        )
-        .with_detail("invocation", invocation_id)
-        .with_detail("port", port)
-        .with_detail("direction", direction.name())
-    };
-    let mut input_pairs = Vec::new();
-    let mut fed: BTreeSet<&str> = BTreeSet::new();
-    for (inv_port, op_port) in inputs {
-        let ip = find(&inv.inputs, inv_port)
-            .ok_or_else(|| unknown(Direction::Input, invocation_id, inv_port))?;
-        let spec = contract
-            .ports
-            .inputs
-            .iter()
-            .find(|p| p.name == *op_port)
-            .ok_or_else(|| unknown(Direction::Input, operator_id, op_port))?;
-        let misfit = |message: String| Misfit {
-            invocation: invocation_id,
-            direction: Direction::Input,
-            port: Some(inv_port),
-            operator_port: Some(op_port),
-            expected: Some(accepted(spec)),
-            found: ip.ty,
-            message,
-        };
-        let Some(ty) = ip.ty else {
-            return Err(misfit(format!(
-                "the type of input `{inv_port}` of {invocation_id} is unknown, so it cannot feed {operator_id}.{op_port}"
-            ))
-            .error());
-        };
-        if let Some(reason) = spec.refusal(&spec_of(inv_port, ty)) {
-            return Err(misfit(format!(
-                "input `{inv_port}` of {invocation_id} ({ty}) cannot feed {operator_id}: {reason}"
-            ))
-            .error());
-        }
-        if !fed.insert(op_port.as_str()) {
-            return Err(misfit(format!(
-                "{operator_id}.{op_port} is mapped twice; an input takes one port"
-            ))
-            .error());
-        }
-        input_pairs.push(PortPair {
-            invocation_port: inv_port.clone(),
-            operator_port: op_port.clone(),
-        });
-    }
+    let (mut input_pairs, fed) = mapped_pairs(inv, entry, invocation_id, Direction::Input, inputs)?;
     let mut used: BTreeSet<String> = input_pairs
         .iter()
         .map(|p| p.invocation_port.clone())
@@ -301,47 +249,8 @@ pub fn replacement(
         });
     }
 
-    let mut output_pairs = Vec::new();
-    let mut given: BTreeSet<&str> = BTreeSet::new();
-    for (inv_port, op_port) in outputs {
-        let ip = find(&inv.outputs, inv_port)
-            .ok_or_else(|| unknown(Direction::Output, invocation_id, inv_port))?;
-        let spec = contract
-            .ports
-            .outputs
-            .iter()
-            .find(|p| p.name == *op_port)
-            .ok_or_else(|| unknown(Direction::Output, operator_id, op_port))?;
-        let misfit = |message: String| Misfit {
-            invocation: invocation_id,
-            direction: Direction::Output,
-            port: Some(inv_port),
-            operator_port: Some(op_port),
-            expected: ip.ty.map(|t| t.name().to_owned()),
-            found: Some(spec.ty),
-            message,
-        };
-        let Some(ty) = ip.ty else {
-            return Err(misfit(format!(
-                "the type of output `{inv_port}` of {invocation_id} is unknown, so {operator_id}.{op_port} cannot stand for it"
-            ))
-            .error());
-        };
-        if ty != spec.ty {
-            return Err(misfit(format!(
-                "output `{inv_port}` of {invocation_id} gives {ty}, and {operator_id}.{op_port} gives {}",
-                spec.ty
-            ))
-            .error());
-        }
-        if !given.insert(op_port.as_str()) {
-            return Err(misfit(format!("{operator_id}.{op_port} is mapped twice")).error());
-        }
-        output_pairs.push(PortPair {
-            invocation_port: inv_port.clone(),
-            operator_port: op_port.clone(),
-        });
-    }
+    let (mut output_pairs, mut given) =
+        mapped_pairs(inv, entry, invocation_id, Direction::Output, outputs)?;
     if outputs.is_empty() {
         for ip in &inv.outputs {
             let Some(ty) = ip.ty else { continue };
@@ -367,6 +276,101 @@ pub fn replacement(
         inputs: input_pairs,
         outputs: output_pairs,
     })
+}
+
+/// The explicitly mapped pairs of one side of a replacement, each checked
+/// like an edge: an invocation input must be accepted by the operator input
+/// it feeds, and an operator output must give exactly the type of the
+/// invocation output it stands for. Also returns the operator ports used.
+fn mapped_pairs<'m>(
+    inv: &SourceInvocation,
+    entry: &CatalogEntry,
+    invocation_id: &str,
+    direction: Direction,
+    map: &'m BTreeMap<String, String>,
+) -> Result<(Vec<PortPair>, BTreeSet<&'m str>)> {
+    let operator_id = entry.contract.id.as_str();
+    let (inv_ports, op_ports) = match direction {
+        Direction::Input => (&inv.inputs, &entry.contract.ports.inputs),
+        Direction::Output => (&inv.outputs, &entry.contract.ports.outputs),
+    };
+    let side = direction.name();
+    let unknown = |whose: &str, port: &str| {
+        SomiteError::new(
+            ErrorCode::UnknownPort,
+            format!("{whose} has no {side} port `{port}`"),
+            "read the invocation's ports in the outline and the operator's in the catalog",
+        )
+        .with_detail("invocation", invocation_id)
+        .with_detail("port", port)
+        .with_detail("direction", side)
+    };
+    let mut pairs = Vec::new();
+    let mut taken: BTreeSet<&str> = BTreeSet::new();
+    for (inv_port, op_port) in map {
+        let ip = find(inv_ports, inv_port).ok_or_else(|| unknown(invocation_id, inv_port))?;
+        let spec = op_ports
+            .iter()
+            .find(|p| p.name == *op_port)
+            .ok_or_else(|| unknown(operator_id, op_port))?;
+        // An input's operator port says what it accepts; an output's
+        // invocation port says what its consumers expect.
+        let (expected, found) = match direction {
+            Direction::Input => (Some(accepted(spec)), ip.ty),
+            Direction::Output => (ip.ty.map(|t| t.name().to_owned()), Some(spec.ty)),
+        };
+        let misfit = |message: String| {
+            Misfit {
+                invocation: invocation_id,
+                direction,
+                port: Some(inv_port),
+                operator_port: Some(op_port),
+                expected: expected.clone(),
+                found,
+                message,
+            }
+            .error()
+        };
+        let Some(ty) = ip.ty else {
+            return Err(misfit(match direction {
+                Direction::Input => format!(
+                    "the type of input `{inv_port}` of {invocation_id} is unknown, so it cannot feed {operator_id}.{op_port}"
+                ),
+                Direction::Output => format!(
+                    "the type of output `{inv_port}` of {invocation_id} is unknown, so {operator_id}.{op_port} cannot stand for it"
+                ),
+            }));
+        };
+        let refusal = match direction {
+            Direction::Input => spec.refusal(&spec_of(inv_port, ty)).map(|reason| {
+                format!(
+                    "input `{inv_port}` of {invocation_id} ({ty}) cannot feed {operator_id}: {reason}"
+                )
+            }),
+            Direction::Output => (ty != spec.ty).then(|| {
+                format!(
+                    "output `{inv_port}` of {invocation_id} gives {ty}, and {operator_id}.{op_port} gives {}",
+                    spec.ty
+                )
+            }),
+        };
+        if let Some(message) = refusal {
+            return Err(misfit(message));
+        }
+        if !taken.insert(op_port.as_str()) {
+            return Err(misfit(match direction {
+                Direction::Input => {
+                    format!("{operator_id}.{op_port} is mapped twice; an input takes one port")
+                }
+                Direction::Output => format!("{operator_id}.{op_port} is mapped twice"),
+            }));
+        }
+        pairs.push(PortPair {
+            invocation_port: inv_port.clone(),
+            operator_port: op_port.clone(),
+        });
+    }
+    Ok((pairs, taken))
 }
 
 /// Puts `replacement` on `node` in invocation order, replacing an earlier
