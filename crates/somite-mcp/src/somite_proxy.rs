@@ -31,6 +31,7 @@ mod workshop;
 use crate::effects::{self, Effect, Effects};
 use crate::envelope::outcome_schema_with;
 use crate::serve::SUPPORTED_PROTOCOL_VERSIONS;
+use crate::toolserver::NoArguments;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::IntoCallToolResult;
 use rmcp::handler::server::wrapper::Parameters;
@@ -210,10 +211,6 @@ impl<T> IntoCallToolResult for Outcome<T> {
 fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
     outcome_schema_with::<T, Failure>()
 }
-
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NoArguments {}
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
