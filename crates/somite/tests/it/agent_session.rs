@@ -148,6 +148,37 @@ impl Api {
         }
     }
 
+    /// The pending permission prompt for the agent's tool call `call_id`,
+    /// once the session shows it.
+    async fn pending_permission(&self, call_id: &str) -> Value {
+        let prompted = |p: &&Value| p["tool_call"]["tool_call_id"] == call_id;
+        let waiting = self
+            .session_until(&format!("the permission prompt for {call_id}"), |v| {
+                v["pending_permissions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| prompted(&p))
+            })
+            .await;
+        waiting["pending_permissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(prompted)
+            .unwrap()
+            .clone()
+    }
+
+    /// Answers `permission` with `option_id`, as the user's click does.
+    async fn answer_permission(&self, permission: &Value, option_id: &Value) -> Value {
+        let path = format!(
+            "/api/agent/permissions/{}",
+            permission["id"].as_str().unwrap()
+        );
+        self.ok(&path, json!({ "option_id": option_id })).await
+    }
+
     async fn feed(&self) -> Vec<Value> {
         self.get("/api/activity?after=0").await["events"]
             .as_array()
@@ -320,12 +351,7 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
     assert!(turn["turn"].is_number(), "{turn}");
 
     // The mutating Nextflow call waits for the user with its exact id.
-    let waiting = api
-        .session_until("the permission request", |v| {
-            !v["pending_permissions"].as_array().unwrap().is_empty()
-        })
-        .await;
-    let permission = &waiting["pending_permissions"][0];
+    let permission = api.pending_permission("run-1").await;
     assert_eq!(
         permission["tool_call"]["tool_call_id"], "run-1",
         "{permission}"
@@ -347,11 +373,7 @@ async fn an_agent_edits_the_canvas_through_mcp_and_leaves_a_redacted_transcript(
         )
         .await;
     assert_eq!(status, 400, "{unadvertised}");
-    api.ok(
-        &format!("/api/agent/permissions/{permission_id}"),
-        json!({"option_id": reject}),
-    )
-    .await;
+    api.answer_permission(&permission, &reject).await;
 
     let events = api
         .feed_until("the end of the turn", |events| {
@@ -841,27 +863,8 @@ async fn a_resource_install_waits_for_the_users_own_answer_every_time() {
     .await;
 
     for (id, option) in [("asked-1", "allow-always"), ("asked-2", "reject-once")] {
-        let waiting = api
-            .session_until("the user's permission prompt", |v| {
-                v["pending_permissions"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .any(|p| p["tool_call"]["tool_call_id"] == id)
-            })
-            .await;
-        let permission = waiting["pending_permissions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["tool_call"]["tool_call_id"] == id)
-            .unwrap();
-        let permission_id = permission["id"].as_str().unwrap();
-        api.ok(
-            &format!("/api/agent/permissions/{permission_id}"),
-            json!({"option_id": option}),
-        )
-        .await;
+        let permission = api.pending_permission(id).await;
+        api.answer_permission(&permission, &json!(option)).await;
     }
 
     let events = api
