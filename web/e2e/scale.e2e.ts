@@ -2,7 +2,8 @@
  * Time to first render of a 500-node graph: the graph is seeded through
  * ordinary transactions (64 operations at most each), then the workspace is
  * opened and timed from navigation until every node is measured (the
- * minimap draws a node once it is). Then the graph grows to 2,000 nodes,
+ * minimap draws a node once it is); fitted, 500 nodes are too small to read
+ * and render compact (see src/canvas/detail.ts). Then the graph grows to 2,000 nodes,
  * where the canvas renders only what is on screen, and zooming in and
  * selecting a node are timed. The figures are printed; the tests fail only
  * far above them, or when a large graph keeps off-screen nodes in the page.
@@ -83,20 +84,36 @@ test(`a ${String(LARGE)}-node graph renders only what is on screen`, async () =>
   expect(zoomMs + selectMs).toBeLessThan(CEILING_MS);
 }, 180_000);
 
-/** Opens the workspace; milliseconds from navigation until `count` nodes are measured. */
+/**
+ * Opens the workspace; milliseconds from navigation until `count` nodes are
+ * measured. The moment is taken by the page itself, on the first animation
+ * frame where it holds, so the figure does not include how long the test
+ * driver takes to start looking after the page's load event.
+ */
 async function firstRender(count: number): Promise<number> {
   const { page } = browser;
-  await page.goto(somite.url);
-  const renderedAt = await page.waitForFunction(
-    (expected) => {
-      if (document.querySelectorAll(".react-flow__minimap-node").length < expected) return false;
+  await page.addInitScript((expected: number) => {
+    const marks = ((window as unknown as { __firstRender?: Record<number, number> }).__firstRender ??= {});
+    const look = () => {
+      if (isRendered(expected)) marks[expected] = performance.now();
+      else requestAnimationFrame(look);
+    };
+    // Every node measured (the minimap draws a node once it is) and none
+    // still hidden for measuring.
+    function isRendered(nodes: number): boolean {
+      if (document.querySelectorAll(".react-flow__minimap-node").length < nodes) return false;
       for (const node of document.querySelectorAll(".react-flow__node")) {
         if ((node as HTMLElement).style.visibility === "hidden") return false;
       }
-      return performance.now();
-    },
+      return true;
+    }
+    requestAnimationFrame(look);
+  }, count);
+  await page.goto(somite.url);
+  const renderedAt = await page.waitForFunction(
+    (expected) => (window as unknown as { __firstRender?: Record<number, number> }).__firstRender?.[expected] ?? false,
     count,
-    { polling: "raf", timeout: CEILING_MS * 2 },
+    { timeout: CEILING_MS * 2 },
   );
   return Math.round((await renderedAt.jsonValue()) as number);
 }

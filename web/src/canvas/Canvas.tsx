@@ -15,6 +15,7 @@ import {
   ReactFlow,
   applyNodeChanges,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
 import type {
   Connection,
@@ -32,6 +33,7 @@ import type { Assessment, NodeRunState, WorkflowDocument } from "../api/types";
 import { useServices } from "../shell/context";
 import { CanvasDocumentContext, refusalOf } from "./canvasDocument";
 import { ConnectionLine } from "./ConnectionLine";
+import { DETAIL_ZOOM, NodeDetailContext, fitCouldShowDetail } from "./detail";
 import { readOperatorDrag, OPERATOR_DRAG_TYPE } from "./dragData";
 import type { Edit } from "./edits";
 import { GRID, connectEdit, deleteEdits, moveEdits, snap } from "./edits";
@@ -56,6 +58,8 @@ const NO_POSITIONS: ReadonlyMap<string, XYPosition> = new Map();
  * keyboard focus and assistive technology can reach all of them.
  */
 const RENDER_VISIBLE_ABOVE = 200;
+/** Room around the graph when the view is fitted to it. */
+const FIT_PADDING = 0.2;
 
 export interface CanvasProps {
   readonly document: WorkflowDocument;
@@ -92,6 +96,16 @@ export function Canvas({ document, readiness, runStates, labels, selection, onSe
     setNodes(reconcile(nodes, fresh, { selected: selection.nodes, positions: pendingPositions }));
   }
   const edges = useMemo(() => toCanvasEdges(document, selection.edges), [document, selection.edges]);
+
+  // Full detail or compact nodes (see ./detail): by the zoom once the view
+  // is fitted, by the fit's estimate before.
+  const fitting = useStore((s) => s.fitViewQueued);
+  const zoomShowsDetail = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
+  const fitShowsDetail = useMemo(
+    () => !fitting || fitCouldShowDetail(document.nodes, { width: window.innerWidth, height: window.innerHeight }, FIT_PADDING),
+    [fitting, document.nodes],
+  );
+  const detail = fitting ? fitShowsDetail : zoomShowsDetail;
 
   const send = useCallback(
     async (edits: readonly Edit[]) => {
@@ -216,47 +230,49 @@ export function Canvas({ document, readiness, runStates, labels, selection, onSe
 
   return (
     <CanvasDocumentContext.Provider value={document}>
-      <ReactFlow<CanvasNode, CanvasEdge>
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={NODE_TYPES}
-        onNodesChange={onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onBeforeDelete={onBeforeDelete}
-        onConnect={onConnect}
-        onConnectEnd={onConnectEnd}
-        isValidConnection={isValidConnection}
-        connectionMode={ConnectionMode.Strict}
-        connectionLineComponent={ConnectionLine}
-        onDragOver={onDragOver}
-        onDrop={onDrop}
-        snapToGrid
-        snapGrid={SNAP}
-        deleteKeyCode={DELETE_KEYS}
-        multiSelectionKeyCode={["Meta", "Control", "Shift"]}
-        selectionKeyCode="Shift"
-        colorMode={colorMode}
-        minZoom={0.05}
-        maxZoom={2}
-        onlyRenderVisibleElements={nodes.length > RENDER_VISIBLE_ABOVE}
-        fitView
-        fitViewOptions={{ padding: 0.2, maxZoom: 1 }}
-        proOptions={{ hideAttribution: true }}
-        aria-label="Workflow canvas"
-      >
-        <Background variant={BackgroundVariant.Dots} gap={GRID} size={1.2} />
-        <Controls position="bottom-left" showInteractive={false} />
-        <MiniMap<CanvasNode>
-          position="bottom-right"
-          pannable
-          zoomable
-          ariaLabel="Minimap"
-          nodeColor={minimapColor}
-          nodeStrokeWidth={0}
-          nodeBorderRadius={4}
-          style={{ width: 176, height: 120 }}
-        />
-      </ReactFlow>
+      <NodeDetailContext.Provider value={detail}>
+        <ReactFlow<CanvasNode, CanvasEdge>
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={NODE_TYPES}
+          onNodesChange={onNodesChange}
+          onEdgesChange={onEdgesChange}
+          onBeforeDelete={onBeforeDelete}
+          onConnect={onConnect}
+          onConnectEnd={onConnectEnd}
+          isValidConnection={isValidConnection}
+          connectionMode={ConnectionMode.Strict}
+          connectionLineComponent={ConnectionLine}
+          onDragOver={onDragOver}
+          onDrop={onDrop}
+          snapToGrid
+          snapGrid={SNAP}
+          deleteKeyCode={DELETE_KEYS}
+          multiSelectionKeyCode={["Meta", "Control", "Shift"]}
+          selectionKeyCode="Shift"
+          colorMode={colorMode}
+          minZoom={0.05}
+          maxZoom={2}
+          onlyRenderVisibleElements={nodes.length > RENDER_VISIBLE_ABOVE}
+          fitView
+          fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1 }}
+          proOptions={{ hideAttribution: true }}
+          aria-label="Workflow canvas"
+        >
+          <Background variant={BackgroundVariant.Dots} gap={GRID} size={1.2} />
+          <Controls position="bottom-left" showInteractive={false} />
+          <MiniMap<CanvasNode>
+            position="bottom-right"
+            pannable
+            zoomable
+            ariaLabel="Minimap"
+            nodeColor={minimapColor}
+            nodeStrokeWidth={0}
+            nodeBorderRadius={4}
+            style={{ width: 176, height: 120 }}
+          />
+        </ReactFlow>
+      </NodeDetailContext.Provider>
     </CanvasDocumentContext.Provider>
   );
 }

@@ -1,9 +1,10 @@
 import { Handle, Position } from "@xyflow/react";
 import type { NodeProps } from "@xyflow/react";
 import type { CSSProperties } from "react";
-import { memo } from "react";
+import { memo, useContext } from "react";
 import type { NodeAssessment, PortSpec } from "../api/types";
 import { acceptedTypes } from "../domain/ports";
+import { NodeDetailContext } from "./detail";
 import { inputHandle, outputHandle } from "./handles";
 import type { OperatorFlowNode } from "./flowModel";
 import { familyColor } from "./portTypes";
@@ -13,6 +14,28 @@ import { splitTitle } from "./titles";
 export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<OperatorFlowNode>) {
   const { node, label, assessment, connectedInputs, runState } = data;
   const { name, purpose } = splitTitle(label?.title ?? node.operator_id);
+  const detail = useContext(NodeDetailContext);
+  if (!detail) {
+    return (
+      <article className={`op-node op-node--compact op-node--${label?.kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
+        <header className="op-node__header">
+          <span className="op-node__name">{name}</span>
+        </header>
+        <div className="op-node__ports">
+          <ul className="port-list port-list--in" aria-label="Inputs">
+            {node.ports.in.map((port) => (
+              <PortRow key={port.name} port={port} direction="in" connected={connectedInputs.includes(port.name)} compact />
+            ))}
+          </ul>
+          <ul className="port-list port-list--out" aria-label="Outputs">
+            {node.ports.out.map((port) => (
+              <PortRow key={port.name} port={port} direction="out" connected compact />
+            ))}
+          </ul>
+        </div>
+      </article>
+    );
+  }
   return (
     <article className={`op-node op-node--${label?.kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
       <header className="op-node__header">
@@ -56,7 +79,15 @@ export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<Opera
   );
 });
 
-function PortRow({ port, direction, connected }: { port: PortSpec; direction: "in" | "out"; connected: boolean }) {
+interface PortRowProps {
+  readonly port: PortSpec;
+  readonly direction: "in" | "out";
+  readonly connected: boolean;
+  /** Only the handle, where the edges attach (see ./detail). */
+  readonly compact?: boolean;
+}
+
+function PortRow({ port, direction, connected, compact = false }: PortRowProps) {
   const style = { "--port-color": familyColor(port.type) } as CSSProperties;
   const types = direction === "in" ? acceptedTypes(port).join(" | ") : port.type;
   const resource = direction === "in" ? port.resource?.profile : port.resource_profile;
@@ -76,11 +107,15 @@ function PortRow({ port, direction, connected }: { port: PortSpec; direction: "i
         className="port__handle"
         aria-label={description}
       />
-      <span className="port__name">
-        {port.name}
-        {port.optional && <span className="port__optional">?</span>}
-      </span>
-      <span className="port__type">{resource ?? port.type}</span>
+      {!compact && (
+        <>
+          <span className="port__name">
+            {port.name}
+            {port.optional && <span className="port__optional">?</span>}
+          </span>
+          <span className="port__type">{resource ?? port.type}</span>
+        </>
+      )}
     </li>
   );
 }
