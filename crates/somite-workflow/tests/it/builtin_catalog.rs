@@ -346,6 +346,15 @@ fn source_operators_import_from_a_required_path_parameter() {
     let imported = output(contract(&catalog, "files.import_multiqc_report"), "report");
     let produced = output(contract(&catalog, "qc.multiqc"), "report_html");
     assert_eq!(imported.ty, produced.ty);
+    // A user who asks for one finds where to bring an existing one in.
+    let page = catalog
+        .search(&somite_workflow::search::SearchRequest {
+            query: "import multiqc report".into(),
+            limit: Some(3),
+            cursor: None,
+        })
+        .unwrap();
+    assert_eq!(page.matches[0].id, "files.import_multiqc_report", "{page:?}");
 }
 
 #[test]
