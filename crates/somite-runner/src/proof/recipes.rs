@@ -214,6 +214,10 @@ pub fn recipe(name: &str) -> Option<Result<Recipe, Reason>> {
             vec![("variants", output("var.vcftools_filter", "filtered"))],
             vec![],
         ),
+        "var.bcftools_index" => prove(
+            vec![("variants", output("var.bgzip", "compressed"))],
+            vec![],
+        ),
         "var.bcftools_stats" => prove(
             vec![("variants", output("var.bcftools_call", "calls"))],
             vec![],

@@ -103,6 +103,7 @@ const REQUIRED_IDS: &[&str] = &[
     "var.freebayes",
     "var.vcftools_filter",
     "var.bgzip",
+    "var.bcftools_index",
     "var.bcftools_stats",
     "quant.stringtie",
     "annot.gffread_transcripts",
@@ -354,7 +355,10 @@ fn source_operators_import_from_a_required_path_parameter() {
             cursor: None,
         })
         .unwrap();
-    assert_eq!(page.matches[0].id, "files.import_multiqc_report", "{page:?}");
+    assert_eq!(
+        page.matches[0].id, "files.import_multiqc_report",
+        "{page:?}"
+    );
 }
 
 #[test]
