@@ -295,6 +295,52 @@ mod tests {
         assert!(providers[0].recommended && !providers[1].recommended);
     }
 
+    /// The download choices an operator contract describes for a profile
+    /// name the reviewed providers by id; release, source and recommendation
+    /// are the provider's, so the readiness panel and the installer agree.
+    #[test]
+    fn contract_downloads_name_the_reviewed_providers_release() {
+        use somite_workflow::operator::ResolutionKind;
+        let catalog = somite_workflow::Catalog::builtin().unwrap();
+        let providers = load(None).unwrap();
+        let mut checked = 0;
+        for entry in catalog.entries() {
+            for need in entry
+                .contract
+                .ports
+                .inputs
+                .iter()
+                .filter_map(|p| p.resource.as_ref())
+            {
+                for provider in providers.iter().filter(|p| p.profile == need.profile) {
+                    let r = need
+                        .resolutions
+                        .iter()
+                        .find(|r| r.id == provider.id)
+                        .unwrap_or_else(|| {
+                            panic!("{} does not offer {}", entry.contract.id, provider.id)
+                        });
+                    let context = format!("{}: {}", entry.contract.id, r.id);
+                    assert_eq!(r.kind, ResolutionKind::Download, "{context}");
+                    assert_eq!(
+                        r.version.as_deref(),
+                        Some(provider.release.as_str()),
+                        "{context}"
+                    );
+                    assert_eq!(
+                        r.source_url.as_deref(),
+                        Some(provider.source.as_str()),
+                        "{context}"
+                    );
+                    assert_eq!(r.recommended, provider.recommended, "{context}");
+                    checked += 1;
+                }
+            }
+        }
+        // class.kraken2 and class.bracken, each with both providers.
+        assert_eq!(checked, 4);
+    }
+
     #[test]
     fn a_test_provider_must_say_so_and_only_it_may_use_loopback_http() {
         let text = |test_only: bool, url: &str| {

@@ -27,6 +27,7 @@ pub enum PortType {
     Dict,
     Vcf,
     VcfGz,
+    Tbi,
     Bed,
     Agp,
     Chain,
@@ -41,7 +42,7 @@ pub enum PortType {
 }
 
 impl PortType {
-    pub const ALL: [PortType; 28] = [
+    pub const ALL: [PortType; 29] = [
         PortType::Sra,
         PortType::Fastq,
         PortType::FastqGz,
@@ -59,6 +60,7 @@ impl PortType {
         PortType::Dict,
         PortType::Vcf,
         PortType::VcfGz,
+        PortType::Tbi,
         PortType::Bed,
         PortType::Agp,
         PortType::Chain,
@@ -92,6 +94,7 @@ impl PortType {
             PortType::Dict => "Dict",
             PortType::Vcf => "Vcf",
             PortType::VcfGz => "VcfGz",
+            PortType::Tbi => "Tbi",
             PortType::Bed => "Bed",
             PortType::Agp => "Agp",
             PortType::Chain => "Chain",
@@ -127,6 +130,7 @@ impl PortType {
                 &["alignment", "alignments", "aligned", "bam", "mapped"]
             }
             PortType::Bai | PortType::Fai | PortType::Dict => &["index"],
+            PortType::Tbi => &["index", "tabix"],
             PortType::Vcf | PortType::VcfGz => &["variant", "variants", "vcf", "calls"],
             PortType::Bed => &["intervals", "regions", "bed"],
             PortType::Table => &["table", "counts", "tsv"],

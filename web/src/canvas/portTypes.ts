@@ -24,6 +24,7 @@ const FAMILIES: Readonly<Record<string, TypeFamily>> = {
   Bai: "index",
   Fai: "index",
   Dict: "index",
+  Tbi: "index",
   Vcf: "variant",
   VcfGz: "variant",
   Directory: "folder",

@@ -96,9 +96,17 @@ pub fn table(rows: &[Coverage<'_>]) -> String {
 /// What the table alone cannot say, kept beside the table it qualifies. The
 /// quotations are from the usage text of Debian's featureCounts 2.0.3 (run
 /// `featureCounts` without arguments); the refusal of paired-end input was
-/// observed with that build.
+/// observed with that build, and Trimmomatic's refusal with Debian's 0.39 on
+/// reads whose qualities are all `I` (Q40).
 const NOTES: &str = "
 ## Notes
+
+**What the proofs found.** `qc.trimmomatic` passed no quality encoding, so Trimmomatic
+guessed it from the reads; on reads of uniformly high quality Debian's 0.39 stops with
+`Error: Unable to detect quality encoding` and writes nothing. The contract now passes
+`-phred33`, the encoding of current Illumina FASTQ. The kallisto contracts call
+`kallisto index --threads`, which Debian's 0.48.0 refuses: the pinned 0.51.1 has it, so
+the contracts stay as they are and the table says why they are not proven here.
 
 **Single-end featureCounts.** `quant.featurecounts` passes no `-p`, so featureCounts
 treats its input as single-end and counts every aligned read on its own, which for

@@ -61,6 +61,19 @@ fn every_tool_operator_proves_or_declares_why_it_cannot() {
         "{kraken}"
     );
 
+    // The VCF index is tabix's TBI (BGZF-compressed, magic `TBI\1`), the
+    // index `tabix -p vcf` writes.
+    let index = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(
+            scratch
+                .path()
+                .join("tasks/var.bcftools_index/out/variants.vcf.gz.tbi"),
+        )
+        .output()
+        .unwrap();
+    assert!(index.stdout.starts_with(b"TBI\x01"), "not a TBI index");
+
     // DESeq2 finds the genes the counts fixture made differential, with a
     // fold change near their four, and few of the others.
     let results = std::fs::read_to_string(

@@ -748,6 +748,7 @@ fn stdout_extension(ty: PortType) -> &'static str {
         PortType::Dict => "dict",
         PortType::Vcf => "vcf",
         PortType::VcfGz => "vcf.gz",
+        PortType::Tbi => "tbi",
         PortType::Bed => "bed",
         PortType::Agp => "agp",
         PortType::Chain => "chain",
