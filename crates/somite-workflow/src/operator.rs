@@ -238,6 +238,13 @@ pub enum ChecksumAlgorithm {
     BsdSum,
 }
 
+/// The palette group of the operators that fetch public data (source
+/// recipes). A validation stands in with fixtures for the download nodes
+/// and for the nodes of this group they alone feed (fasterq-dump after
+/// prefetch, the package extraction after `datasets`), whose inputs only a
+/// download produces.
+pub const PUBLIC_DATA_PALETTE: &str = "Public data";
+
 /// A reviewed operator contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
