@@ -2,6 +2,7 @@
 //! Ensembl REST and Ensembl's release files. The fixtures follow each
 //! provider's documented shapes; their values are illustrative.
 
+mod recipes;
 mod standin;
 
 use serde_json::json;
