@@ -92,6 +92,23 @@ async fn an_sra_run_resolves_exactly_with_a_paired_recipe() {
 }
 
 #[tokio::test]
+async fn a_study_and_a_biosample_resolve_exactly_to_their_runs() {
+    let h = harness(|_| {}).await;
+    for (query, kind) in [
+        ("SRP045416", AccessionKind::SraStudy),
+        ("SAMN02951757", AccessionKind::Biosample),
+    ] {
+        let answer = h.answer(query).await;
+        assert!(answer.interpretation.exact, "{query}");
+        assert_eq!(answer.interpretation.accession_kind, Some(kind), "{query}");
+        // The accession itself is the E-utilities term, not a free-text guess.
+        assert!(h.standin.saw_term(query), "{query}");
+        assert_eq!(answer.results[0].id, "SRR1553607", "{query}");
+        assert_eq!(answer.results[0].kind, ResultKind::Reads, "{query}");
+    }
+}
+
+#[tokio::test]
 async fn a_bioproject_pages_through_its_runs() {
     let h = harness(|_| {}).await;
     let mut first = request("PRJNA257197", None);
