@@ -5,7 +5,15 @@
 //! `/lookup/symbol/:species/:symbol`). Release files are listed, with their
 //! checksums, by each directory's `CHECKSUMS` file: the output of the Unix
 //! `sum` command (the BSD 16-bit checksum and the file's size in 1 KiB
-//! blocks), one line `<sum> <blocks> <file>` per file.
+//! blocks), one line `<sum> <blocks> <file>` per file. Ensembl's own release
+//! pipeline says so: `Bio::EnsEMBL::Production::Pipeline::Common::ChksumGenerator`
+//! (github.com/Ensembl/ensembl-production,
+//! `modules/Bio/EnsEMBL/Production/Pipeline/Common/ChksumGenerator.pm`)
+//! "creates a CHECKSUMS file ... produced from running the sum command over
+//! every file in the directory", writing `` `sum $target` `` and the file
+//! name per line. GNU `sum` with no option is the BSD algorithm and prints
+//! the checksum zero-padded to five digits (coreutils `src/sum.c`,
+//! `output_bsd`), so the numbers are compared as numbers.
 
 use crate::model::{GeneFacts, Location, OrganismFacts};
 use crate::recipe::EnsemblFile;

@@ -213,6 +213,17 @@ impl CompileOutcome {
 
 /// Compiles the project's current graph and publishes the package.
 pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcome> {
+    compile_substituted(project, toolchain, &BTreeSet::new())
+}
+
+/// [`compile`], with the tool nodes of `substituted` planned as graph
+/// inputs (see [`somite_workflow::compile::compile_substituted`]): the
+/// package a validation runs when some nodes cannot run offline.
+pub fn compile_substituted(
+    project: &Project,
+    toolchain: &Toolchain,
+    substituted: &BTreeSet<String>,
+) -> Result<CompileOutcome> {
     project.ensure_bound()?;
     // The graph's own readiness, without facts about this machine, so the
     // packaged assessment.json is the same wherever the graph is compiled.
@@ -239,11 +250,12 @@ pub fn compile(project: &Project, toolchain: &Toolchain) -> Result<CompileOutcom
             // resource tree is hashed.
             somite_workflow::compile::gate(&assessment)?;
             let resources = bound_resources(project)?;
-            somite_workflow::compile::compile_bound(
+            somite_workflow::compile::compile_substituted(
                 project.document(),
                 project.catalog(),
                 &assessment,
                 &resources,
+                substituted,
             )?
         }
     };

@@ -103,6 +103,19 @@ pub struct FixtureBinding {
     pub bytes: u64,
 }
 
+/// A tool node a validation did not run, because it cannot run offline
+/// (it downloads public data): reviewed fixtures of its output types stood
+/// in for its outputs, and nothing about the node itself was checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct UnexercisedNode {
+    pub node_id: String,
+    pub operator_id: String,
+    /// Why, in words (`needs the network`).
+    pub reason: String,
+}
+
 /// What the receipt is about: exactly one semantic graph revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -194,6 +207,10 @@ pub struct Receipt {
     pub closure_digest: Revision,
     pub configuration: ReceiptConfiguration,
     pub fixtures: Vec<FixtureBinding>,
+    /// The tool nodes the validation stood in for with fixtures; absent
+    /// (and left out of the digest) when it ran every node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexercised: Vec<UnexercisedNode>,
     pub verifier: Verifier,
     pub result: ReceiptResult,
     /// Why the result is not `passed`, in words.
@@ -524,6 +541,7 @@ mod tests {
                 overrides: Vec::new(),
             },
             fixtures: Vec::new(),
+            unexercised: Vec::new(),
             verifier: Verifier {
                 name: "test".into(),
                 version: "0".into(),

@@ -43,14 +43,6 @@ pub enum RunnerError {
     #[error("no reviewed representative fixture for {}", describe_roots(.roots))]
     FixtureUnsupported { roots: Vec<UnsupportedRoot> },
 
-    /// A validation runs offline, and these nodes fetch public data over the
-    /// network; no reviewed fixture substitutes for their outputs yet.
-    #[error(
-        "validation runs offline, and {} would download over the network",
-        .nodes.join(", ")
-    )]
-    NetworkUnsubstituted { nodes: Vec<String> },
-
     /// No run has this id.
     #[error("no run `{run_id}`")]
     RunNotFound { run_id: String },
@@ -129,9 +121,7 @@ impl RunnerError {
             RunnerError::ToolchainMissing | RunnerError::PixiLockFailed { .. } => {
                 ErrorCode::ToolchainMissing
             }
-            RunnerError::FixtureUnsupported { .. } | RunnerError::NetworkUnsubstituted { .. } => {
-                ErrorCode::RepresentativeFixtureUnsupported
-            }
+            RunnerError::FixtureUnsupported { .. } => ErrorCode::RepresentativeFixtureUnsupported,
             RunnerError::RunNotFound { .. } => ErrorCode::NotFound,
             RunnerError::ProofUnknownOperator { .. } => ErrorCode::UnknownOperator,
             RunnerError::ProofNotRunnable { .. } | RunnerError::ProofFixture { .. } => {
@@ -169,14 +159,9 @@ impl RunnerError {
                     .into()
             }
             RunnerError::FixtureUnsupported { .. } => {
-                "validate a graph whose inputs are FASTQ (single or paired, plain or gzipped), \
-                 FASTA, GTF, SAM, BAM or a Kraken2 database, or run it on your own inputs \
-                 instead"
-                    .into()
-            }
-            RunnerError::NetworkUnsubstituted { .. } => {
-                "run the workflow where NCBI or Ensembl is reachable, or validate it with the \
-                 downloaded files imported from local paths in place of the download nodes"
+                "validate a graph whose inputs (and whose download nodes' outputs) are FASTQ \
+                 (single or paired, plain or gzipped), FASTA (plain or gzipped), GTF (plain or \
+                 gzipped), SAM, BAM or a Kraken2 database, or run it on your own inputs instead"
                     .into()
             }
             RunnerError::RunNotFound { .. } => {
@@ -228,7 +213,6 @@ impl From<RunnerError> for SomiteError {
         match error {
             RunnerError::UnknownProfile { known, .. } => base.with_detail("profiles", known),
             RunnerError::FixtureUnsupported { roots } => base.with_detail("roots", roots),
-            RunnerError::NetworkUnsubstituted { nodes } => base.with_detail("network_nodes", nodes),
             RunnerError::PixiLockFailed { step, .. } => base.with_detail("step", step),
             RunnerError::RunNotFound { run_id } => base.with_detail("run_id", run_id),
             RunnerError::ProofNotRunnable {

@@ -12,7 +12,9 @@
 //! is the run's configuration. For a run it is the packaged file with
 //! relative input paths resolved against the project folder (the launch
 //! directory is elsewhere); for a validation the root inputs point at the
-//! fixtures, and a fixture-only parameter a tiny input needs is set. Every
+//! fixtures (so do the outputs of download nodes, which the validation's
+//! own package plans as inputs: see [`Substitution`]), and a fixture-only
+//! parameter a tiny input needs is set. Every
 //! value that differs from the package is a disclosed
 //! [`ParameterOverride`]. Every other file is written from the compiler's
 //! in-memory package and read back against its manifest before the launch,
@@ -21,13 +23,15 @@
 use crate::error::RunnerError;
 use crate::fixtures::{Fixture, Mate, representative, representative_resource};
 use serde_json::{Value, json};
-use somite_project::evidence::{FixtureBinding, ParameterOverride};
+use somite_project::evidence::{FixtureBinding, ParameterOverride, UnexercisedNode};
 use somite_workflow::Catalog;
 use somite_workflow::Revision;
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::compile::CompiledPackage;
-use somite_workflow::graph::WorkflowDocument;
+use somite_workflow::graph::{Node, WorkflowDocument};
+use somite_workflow::operator::{OperatorKind, PUBLIC_DATA_PALETTE};
 use somite_workflow::types::PortType;
+use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -49,6 +53,10 @@ pub struct RootInput {
     pub resource_profile: Option<String>,
     /// The configured path, if any.
     pub path: Option<String>,
+    /// For the output of a node a validation stands in for (see
+    /// [`Substitution`]): that node's operator.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stands_in_for: Option<String>,
 }
 
 /// Every root input, in node and port order: the outputs whose pinned port
@@ -71,6 +79,7 @@ pub fn root_inputs(document: &WorkflowDocument) -> Vec<RootInput> {
                         .get(param)
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    stands_in_for: None,
                 })
             })
         })
@@ -79,22 +88,106 @@ pub fn root_inputs(document: &WorkflowDocument) -> Vec<RootInput> {
     roots
 }
 
-/// The nodes whose contract fetches over the network (`network = true`),
-/// in node order: a validation, which runs offline, refuses them rather
-/// than download during what is meant to be an offline check.
-pub fn network_nodes(document: &WorkflowDocument, catalog: &Catalog) -> Vec<String> {
-    let mut nodes: Vec<String> = document
+/// Why a validation does not run a download node.
+pub const NETWORK_REASON: &str = "needs the network";
+
+/// The tool nodes a validation cannot run offline, and the roots their
+/// outputs become.
+///
+/// A validation must not download during what is meant to be an offline
+/// check, so every node whose contract fetches over the network
+/// (`network = true`) is stood in for, together with the public-data nodes
+/// it alone feeds (`fasterq-dump` reads only a prefetched run; the package
+/// extraction reads only a `datasets` package, types no fixture
+/// represents). Each output port of those nodes that feeds a node that
+/// runs becomes a root, bound like an import to the fixture of its type;
+/// the rest of the graph runs as in any validation, and the nodes are
+/// disclosed as unexercised.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Substitution {
+    /// In node order.
+    pub nodes: Vec<UnexercisedNode>,
+    /// In node and port order.
+    pub roots: Vec<RootInput>,
+}
+
+impl Substitution {
+    /// The ids of the nodes stood in for.
+    pub fn node_ids(&self) -> BTreeSet<String> {
+        self.nodes.iter().map(|n| n.node_id.clone()).collect()
+    }
+}
+
+/// The [`Substitution`] a validation of `document` needs.
+pub fn substitution(document: &WorkflowDocument, catalog: &Catalog) -> Substitution {
+    let contract = |node: &Node| {
+        catalog
+            .get(&node.operator_id)
+            .map(|e| &e.contract)
+            .filter(|c| c.kind == OperatorKind::External)
+    };
+    let mut stood_in: BTreeSet<&str> = document
         .nodes
         .iter()
-        .filter(|n| {
-            catalog
-                .get(&n.operator_id)
-                .is_some_and(|e| e.contract.network)
-        })
-        .map(|n| n.id.clone())
+        .filter(|n| contract(n).is_some_and(|c| c.network))
+        .map(|n| n.id.as_str())
         .collect();
-    nodes.sort();
-    nodes
+    // Followers, until none is added: a chain of them stays one recipe.
+    loop {
+        let follower = document.nodes.iter().find(|n| {
+            !stood_in.contains(n.id.as_str())
+                && contract(n).is_some_and(|c| c.palette == PUBLIC_DATA_PALETTE)
+                && {
+                    let mut incoming = document.edges.iter().filter(|e| e.to_node == n.id);
+                    let mut any = false;
+                    incoming.all(|e| {
+                        any = true;
+                        stood_in.contains(e.from_node.as_str())
+                    }) && any
+                }
+        });
+        match follower {
+            Some(node) => stood_in.insert(node.id.as_str()),
+            None => break,
+        };
+    }
+    let mut nodes: Vec<UnexercisedNode> = document
+        .nodes
+        .iter()
+        .filter(|n| stood_in.contains(n.id.as_str()))
+        .map(|n| UnexercisedNode {
+            node_id: n.id.clone(),
+            operator_id: n.operator_id.clone(),
+            reason: NETWORK_REASON.into(),
+        })
+        .collect();
+    nodes.sort_by(|a, b| a.node_id.cmp(&b.node_id));
+    let mut roots: Vec<RootInput> = document
+        .nodes
+        .iter()
+        .filter(|n| stood_in.contains(n.id.as_str()))
+        .flat_map(|node| {
+            let stood_in = &stood_in;
+            node.ports.outputs.iter().filter_map(move |port| {
+                let feeds_a_tool = document.edges.iter().any(|e| {
+                    e.from_node == node.id
+                        && e.from_port == port.name
+                        && !stood_in.contains(e.to_node.as_str())
+                });
+                feeds_a_tool.then(|| RootInput {
+                    node_id: node.id.clone(),
+                    port: port.name.clone(),
+                    param: port.name.clone(),
+                    port_type: port.ty,
+                    resource_profile: None,
+                    path: None,
+                    stands_in_for: Some(node.operator_id.clone()),
+                })
+            })
+        })
+        .collect();
+    roots.sort_by(|a, b| (&a.node_id, &a.port).cmp(&(&b.node_id, &b.port)));
+    Substitution { nodes, roots }
 }
 
 /// A root bound to its reviewed fixture.
@@ -237,10 +330,17 @@ pub fn validation_configuration(
             param: b.root.param.clone(),
             packaged: slot.clone(),
             used: used.clone(),
-            reason: format!(
-                "validation binds the reviewed fixture `{}` ({})",
-                b.fixture.name, b.fixture.port_type
-            ),
+            reason: match &b.root.stands_in_for {
+                None => format!(
+                    "validation binds the reviewed fixture `{}` ({})",
+                    b.fixture.name, b.fixture.port_type
+                ),
+                Some(operator) => format!(
+                    "validation stands in the reviewed fixture `{}` ({}) for this output of \
+                     {operator}, which {NETWORK_REASON}",
+                    b.fixture.name, b.fixture.port_type
+                ),
+            },
         });
         *slot = used;
     }
@@ -366,39 +466,108 @@ mod tests {
         assert!(fixture_value_override("qc.fastp", "min_length").is_none());
     }
 
-    #[test]
-    fn download_nodes_are_named_for_a_validation_to_refuse() {
+    fn document(operations: serde_json::Value) -> (WorkflowDocument, Catalog) {
         use somite_workflow::transaction::{Operation, apply_operations};
         let catalog = Catalog::builtin().unwrap();
-        let operations: Vec<Operation> = serde_json::from_value(json!([
-            {"op": "add_operator", "node_id": "reference", "operator_id": "ensembl.fasta",
-             "params": {"release": 114, "species": "homo_sapiens",
-                        "file_species": "Homo_sapiens", "assembly": "GRCh38"}, "x": 0, "y": 0},
-            {"op": "add_operator", "node_id": "unpack", "operator_id": "ref.gunzip_fasta",
-             "x": 240, "y": 0},
-            {"op": "connect", "edge_id": "e1", "from_node": "reference", "from_port": "sequences",
-             "to_node": "unpack", "to_port": "archive"}
-        ]))
-        .unwrap();
+        let operations: Vec<Operation> = serde_json::from_value(operations).unwrap();
         let document =
             apply_operations(&WorkflowDocument::empty("t"), &catalog, &operations).unwrap();
-        assert_eq!(network_nodes(&document, &catalog), ["reference"]);
-        let error = RunnerError::NetworkUnsubstituted {
-            nodes: network_nodes(&document, &catalog),
-        };
-        let envelope = somite_workflow::SomiteError::from(error);
+        (document, catalog)
+    }
+
+    #[test]
+    fn a_download_and_the_recipe_nodes_it_alone_feeds_are_stood_in_for() {
+        let (document, catalog) = document(json!([
+            {"op": "add_operator", "node_id": "fetch", "operator_id": "sra.prefetch",
+             "params": {"accession": "SRR000001"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "dump", "operator_id": "sra.fasterq_dump",
+             "x": 240, "y": 0},
+            {"op": "add_operator", "node_id": "trim", "operator_id": "qc.fastp",
+             "x": 480, "y": 0},
+            {"op": "connect", "edge_id": "e1", "from_node": "fetch", "from_port": "run",
+             "to_node": "dump", "to_port": "run"},
+            {"op": "connect", "edge_id": "e2", "from_node": "dump", "from_port": "r1",
+             "to_node": "trim", "to_port": "r1"},
+            {"op": "connect", "edge_id": "e3", "from_node": "dump", "from_port": "r2",
+             "to_node": "trim", "to_port": "r2"}
+        ]));
+        let substitution = substitution(&document, &catalog);
+        let nodes: Vec<(&str, &str, &str)> = substitution
+            .nodes
+            .iter()
+            .map(|n| {
+                (
+                    n.node_id.as_str(),
+                    n.operator_id.as_str(),
+                    n.reason.as_str(),
+                )
+            })
+            .collect();
         assert_eq!(
-            envelope.code,
+            nodes,
+            [
+                ("dump", "sra.fasterq_dump", "needs the network"),
+                ("fetch", "sra.prefetch", "needs the network")
+            ]
+        );
+        // Only the outputs a running node reads become roots; the run
+        // between the two stood-in nodes is no root.
+        let roots: Vec<(&str, &str, PortType)> = substitution
+            .roots
+            .iter()
+            .map(|r| (r.node_id.as_str(), r.param.as_str(), r.port_type))
+            .collect();
+        assert_eq!(
+            roots,
+            [
+                ("dump", "r1", PortType::FastqGz),
+                ("dump", "r2", PortType::FastqGz)
+            ]
+        );
+        let bound = bind_fixtures(&substitution.roots).unwrap();
+        let names: Vec<&str> = bound.iter().map(|b| b.fixture.name).collect();
+        assert_eq!(names, ["fastq-gz-r1", "fastq-gz-r2"]);
+    }
+
+    #[test]
+    fn a_public_data_node_no_download_feeds_is_not_stood_in_for() {
+        // Nothing downloads here: the extraction is an ordinary tool node
+        // (whose unbound input readiness reports).
+        let (document, catalog) = document(json!([
+            {"op": "add_operator", "node_id": "assembly",
+             "operator_id": "ncbi.datasets_extract_assembly", "x": 0, "y": 0}
+        ]));
+        assert_eq!(substitution(&document, &catalog), Substitution::default());
+    }
+
+    #[test]
+    fn a_stood_in_output_without_a_fixture_is_refused_with_the_fixture_code() {
+        let (document, catalog) = document(json!([
+            {"op": "add_operator", "node_id": "package", "operator_id": "ncbi.datasets_genome",
+             "params": {"accession": "GCF_000001405.40"}, "x": 0, "y": 0},
+            {"op": "add_operator", "node_id": "assembly",
+             "operator_id": "ncbi.datasets_extract_assembly", "x": 240, "y": 0},
+            {"op": "add_operator", "node_id": "to_gtf", "operator_id": "annot.gffread_gtf",
+             "x": 480, "y": 0},
+            {"op": "connect", "edge_id": "e1", "from_node": "package", "from_port": "package",
+             "to_node": "assembly", "to_port": "package"},
+            {"op": "connect", "edge_id": "e2", "from_node": "assembly",
+             "from_port": "annotation_gff3", "to_node": "to_gtf", "to_port": "annotation"}
+        ]));
+        let substitution = substitution(&document, &catalog);
+        assert_eq!(
+            substitution.node_ids(),
+            ["assembly".to_owned(), "package".to_owned()].into()
+        );
+        let error =
+            somite_workflow::SomiteError::from(bind_fixtures(&substitution.roots).unwrap_err());
+        assert_eq!(
+            error.code,
             somite_workflow::ErrorCode::RepresentativeFixtureUnsupported
         );
-        assert!(
-            envelope.message.contains("reference"),
-            "{}",
-            envelope.message
-        );
         assert_eq!(
-            envelope.details.unwrap()["network_nodes"],
-            json!(["reference"])
+            error.details.unwrap()["roots"],
+            json!([{"node_id": "assembly", "port": "annotation_gff3", "port_type": "Gff3"}])
         );
     }
 }

@@ -14,7 +14,8 @@ use crate::status::NodeState;
 use crate::trace::{Ending, NodeTasks};
 use somite_project::evidence::{
     DigestedFile, EdgeResult, FixtureBinding, ItemResult, NodeResult, RECEIPT_SCHEMA,
-    RECEIPT_SCHEMA_VERSION, Receipt, ReceiptConfiguration, ReceiptResult, ReceiptSubject, Verifier,
+    RECEIPT_SCHEMA_VERSION, Receipt, ReceiptConfiguration, ReceiptResult, ReceiptSubject,
+    UnexercisedNode, Verifier,
 };
 use somite_workflow::Revision;
 use somite_workflow::compile::{NodeMap, TRACE_FILE};
@@ -31,6 +32,7 @@ pub struct ValidationRecord<'a> {
     pub closure_digest: &'a Revision,
     pub configuration: ReceiptConfiguration,
     pub fixtures: Vec<FixtureBinding>,
+    pub unexercised: Vec<UnexercisedNode>,
     /// The command, with paths relative to the launch directory.
     pub command: Vec<String>,
     pub exit_code: Option<i32>,
@@ -154,6 +156,7 @@ pub fn build(record: ValidationRecord<'_>) -> Receipt {
         closure_digest: record.closure_digest.clone(),
         configuration: record.configuration,
         fixtures: record.fixtures,
+        unexercised: record.unexercised,
         verifier: Verifier {
             name: "somite-runner".into(),
             version: env!("CARGO_PKG_VERSION").into(),

@@ -6,7 +6,7 @@
 //! watching the same run see the same thing. They carry no transport types.
 
 use serde::{Deserialize, Serialize};
-use somite_project::evidence::{FixtureBinding, ParameterOverride};
+use somite_project::evidence::{FixtureBinding, ParameterOverride, UnexercisedNode};
 use somite_workflow::{Revision, SomiteError};
 use std::collections::BTreeMap;
 
@@ -75,6 +75,9 @@ pub enum NodeState {
     /// The run ended before the node had anything to do.
     Skipped,
     Cancelled,
+    /// A validation did not run the node: it needs the network, so
+    /// fixtures stood in for its outputs (see `RunStatus::unexercised`).
+    Unexercised,
 }
 
 impl NodeState {
@@ -87,6 +90,7 @@ impl NodeState {
             NodeState::Failed => "failed",
             NodeState::Skipped => "skipped",
             NodeState::Cancelled => "cancelled",
+            NodeState::Unexercised => "unexercised",
         }
     }
 
@@ -142,6 +146,10 @@ pub struct RunStatus {
     pub overrides: Vec<ParameterOverride>,
     /// A validation's fixtures; empty for a run.
     pub fixtures: Vec<FixtureBinding>,
+    /// The tool nodes a validation did not run, with why: fixtures stood in
+    /// for their outputs. Absent when it ran every node.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unexercised: Vec<UnexercisedNode>,
     /// Where the run publishes its outputs, relative to the project folder.
     pub output_dir: String,
     /// The last lines of stderr, when the run failed.

@@ -33,7 +33,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use somite_project::compiled::{self, PixiOutcome, Toolchain};
 use somite_project::durable::{self, DurableError};
-use somite_project::evidence::{self, DigestedFile, EvidenceLookup, ReceiptConfiguration};
+use somite_project::evidence::{
+    self, DigestedFile, EvidenceLookup, ReceiptConfiguration, UnexercisedNode,
+};
 use somite_project::records::{Lookup, Records};
 use somite_project::toolchain::find_on_path;
 use somite_project::{Layout, Project};
@@ -195,6 +197,8 @@ struct LaunchPlan {
     package: somite_workflow::compile::CompiledPackage,
     configuration: Configuration,
     bound: Vec<BoundFixture>,
+    /// The nodes a validation stood in for with fixtures.
+    unexercised: Vec<UnexercisedNode>,
     node_map: NodeMap,
     edges: Vec<Edge>,
     /// The command as a receipt shows it: `pixi` and launch-relative paths.
@@ -362,18 +366,21 @@ impl Supervisor {
             RunKind::Validation => "validate",
         };
         project.assess_graph().gate(action)?;
-        let bound = match kind {
-            RunKind::Run => Vec::new(),
+        let (bound, substitution) = match kind {
+            RunKind::Run => (Vec::new(), launch::Substitution::default()),
             RunKind::Validation => {
-                let network = launch::network_nodes(document, project.catalog());
-                if !network.is_empty() {
-                    return Err(RunnerError::NetworkUnsubstituted { nodes: network });
-                }
-                launch::bind_fixtures(&roots)?
+                // Downloads cannot run offline: fixtures stand in for them.
+                let substitution = launch::substitution(document, project.catalog());
+                let all_roots: Vec<_> = roots.iter().chain(&substitution.roots).cloned().collect();
+                (launch::bind_fixtures(&all_roots)?, substitution)
             }
         };
         let pixi = self.inner.toolchain.usable_pixi()?.to_owned();
-        let compiled = compiled::compile(project, &Toolchain::with_pixi(&pixi))?;
+        let compiled = compiled::compile_substituted(
+            project,
+            &Toolchain::with_pixi(&pixi),
+            &substitution.node_ids(),
+        )?;
         if let PixiOutcome::Failed { step, detail } = &compiled.pixi {
             return Err(RunnerError::PixiLockFailed {
                 step: step.clone(),
@@ -428,6 +435,7 @@ impl Supervisor {
             evidence_receipt: None,
             overrides: configuration.overrides.clone(),
             fixtures: launch::fixture_bindings(&bound),
+            unexercised: substitution.nodes.clone(),
             output_dir: store::relative_to_project(layout, &launch_dir.join(&configuration.outdir)),
             stderr_tail: Vec::new(),
             started_at: timestamp::now(),
@@ -472,6 +480,7 @@ impl Supervisor {
             package,
             configuration,
             bound,
+            unexercised: substitution.nodes,
             node_map,
             edges: document.edges.clone(),
             shown_command,
@@ -680,6 +689,7 @@ async fn supervise(inner: Arc<Inner>, run: Arc<RunHandle>, plan: Arc<LaunchPlan>
                     overrides: plan.configuration.overrides.clone(),
                 },
                 fixtures: launch::fixture_bindings(&plan.bound),
+                unexercised: plan.unexercised.clone(),
                 command: plan.shown_command.clone(),
                 exit_code,
                 ending,

@@ -190,6 +190,7 @@ pub fn live_states(
                     .get(&node.node_id)
                     .and_then(NodeTasks::state)
                     .unwrap_or(NodeState::Queued),
+                None if node.substituted => NodeState::Unexercised,
                 None if started => NodeState::Done,
                 None => NodeState::Queued,
             };
@@ -296,6 +297,7 @@ mod tests {
             },
             process: process.map(str::to_owned),
             publish_dir: process.map(|_| id.to_owned()),
+            substituted: false,
         };
         let tools = [
             ("a", "A"),

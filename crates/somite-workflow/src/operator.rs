@@ -234,9 +234,20 @@ pub struct ChecksumSpec {
 pub enum ChecksumAlgorithm {
     /// The Unix `sum` command's default (BSD) 16-bit checksum and its count
     /// of 1 KiB blocks, one `CHECKSUM BLOCKS NAME` line per file: what
-    /// Ensembl's FTP `CHECKSUMS` files hold. Verified with GNU `sum -r`.
+    /// Ensembl's FTP `CHECKSUMS` files hold (Ensembl's release pipeline
+    /// writes them with `sum`: ensembl-production's
+    /// `Pipeline/Common/ChksumGenerator.pm`). Verified with GNU `sum -r`,
+    /// which the `sum(1)` manual documents as the BSD algorithm with 1K
+    /// blocks.
     BsdSum,
 }
+
+/// The palette group of the operators that fetch public data (source
+/// recipes). A validation stands in with fixtures for the download nodes
+/// and for the nodes of this group they alone feed (fasterq-dump after
+/// prefetch, the package extraction after `datasets`), whose inputs only a
+/// download produces.
+pub const PUBLIC_DATA_PALETTE: &str = "Public data";
 
 /// A reviewed operator contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

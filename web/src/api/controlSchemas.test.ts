@@ -40,6 +40,20 @@ describe("compile and run replies", () => {
     expect(ok(runStatusSchema, runStatus({ phase: "failed", error: { code: "run_failed", message: "trim failed", recovery: "see stderr" }, stderr_tail: ["boom"], exit_code: 1, ended_at: "x" }))).toBe(true);
   });
 
+  it("read a validation's stood-in download nodes, and none when it ran every node", () => {
+    const stoodIn = runStatusSchema.parse(
+      runStatus({
+        kind: "validation",
+        states: { fetch: "unexercised", align: "done" },
+        unexercised: [{ node_id: "fetch", operator_id: "ensembl.fasta", reason: "needs the network" }],
+      }),
+    );
+    expect(stoodIn.states["fetch"]).toBe("unexercised");
+    expect(stoodIn.unexercised.map((n) => n.node_id)).toEqual(["fetch"]);
+    expect(runStatusSchema.parse(runStatus()).unexercised).toEqual([]);
+    expect(ok(runStatusSchema, runStatus({ unexercised: [{ node_id: "fetch" }] }))).toBe(false);
+  });
+
   it("refuse a compile without a usable digest or with an unknown lock state", () => {
     expect(ok(compileSummary, { ...compileFixture, digest: "" })).toBe(false);
     expect(ok(compileSummary, { ...compileFixture, pixi: "maybe" })).toBe(false);

@@ -404,7 +404,7 @@ export const compileSummary = z.object({
 
 export const runKind = z.enum(["run", "validation"]);
 export const runPhase = z.enum(["preparing", "running", "finalizing", "completed", "failed", "cancelling", "cancelled"]);
-export const nodeRunState = z.enum(["queued", "running", "cached", "done", "failed", "skipped", "cancelled"]);
+export const nodeRunState = z.enum(["queued", "running", "cached", "done", "failed", "skipped", "cancelled", "unexercised"]);
 
 export const runStarted = z.object({
   run_id: runId,
@@ -434,6 +434,13 @@ const fixtureBinding = z.object({
   bytes: count,
 });
 
+/** A download node a validation did not run: fixtures stood in for its outputs. */
+const unexercisedNode = z.object({
+  node_id: z.string(),
+  operator_id: z.string(),
+  reason: z.string(),
+});
+
 const parameterOverride = z.object({
   scope: z.string(),
   node_id: z.string(),
@@ -458,6 +465,7 @@ export const runStatus = z.object({
   evidence_receipt: z.nullable(revision),
   overrides: z._default(z.array(parameterOverride), []),
   fixtures: z._default(z.array(fixtureBinding), []),
+  unexercised: z._default(z.array(unexercisedNode), []),
   output_dir: z.string(),
   stderr_tail: z._default(z.array(z.string()), []),
   started_at: z.string(),
@@ -476,6 +484,7 @@ export const evidenceReceipt = z.object({
   result: receiptResult,
   reason: z.nullable(z.string()),
   exit_code: z.nullable(z.int()),
+  unexercised: z._default(z.array(unexercisedNode), []),
 });
 
 export const evidenceLookup = z.object({

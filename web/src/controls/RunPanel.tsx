@@ -194,6 +194,19 @@ function RunSection({
               </ul>
             </details>
           )}
+          {status.unexercised.length > 0 && (
+            <details className="disclosure" open data-testid="unexercised-nodes">
+              <summary>Not exercised ({status.unexercised.length})</summary>
+              <p className="muted">Fixtures stood in for these nodes' outputs; the validation did not run them.</p>
+              <ul className="plain-list">
+                {status.unexercised.map((n) => (
+                  <li key={n.node_id}>
+                    <code>{n.node_id}</code> ({n.operator_id}): {n.reason}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
           {status.overrides.length > 0 && <p className="muted">{status.overrides.length} parameter value(s) overridden for this run.</p>}
           <p className="muted">
             Closure <code title={status.closure_digest}>{shortDigest(status.closure_digest)}</code> · profile {status.profile} · outputs in <code>{status.output_dir}</code>

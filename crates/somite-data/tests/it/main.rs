@@ -2,6 +2,7 @@
 //! Ensembl REST and Ensembl's release files. The fixtures follow each
 //! provider's documented shapes; their values are illustrative.
 
+mod recipes;
 mod standin;
 
 use serde_json::json;
@@ -88,6 +89,23 @@ async fn an_sra_run_resolves_exactly_with_a_paired_recipe() {
     let text = serde_json::to_string(&answer).unwrap();
     assert!(!text.contains("secret-ncbi-key"), "{text}");
     assert!(result.provenance.endpoint.contains("/esummary.fcgi?db=sra"));
+}
+
+#[tokio::test]
+async fn a_study_and_a_biosample_resolve_exactly_to_their_runs() {
+    let h = harness(|_| {}).await;
+    for (query, kind) in [
+        ("SRP045416", AccessionKind::SraStudy),
+        ("SAMN02951757", AccessionKind::Biosample),
+    ] {
+        let answer = h.answer(query).await;
+        assert!(answer.interpretation.exact, "{query}");
+        assert_eq!(answer.interpretation.accession_kind, Some(kind), "{query}");
+        // The accession itself is the E-utilities term, not a free-text guess.
+        assert!(h.standin.saw_term(query), "{query}");
+        assert_eq!(answer.results[0].id, "SRR1553607", "{query}");
+        assert_eq!(answer.results[0].kind, ResultKind::Reads, "{query}");
+    }
 }
 
 #[tokio::test]

@@ -571,9 +571,16 @@ fn stored_zip(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
 }
 
 /// The Unix `sum` command's default (BSD) checksum of `bytes` and its size
-/// in 1 KiB blocks, rounded up: a 16-bit rotate-right-and-add over every
-/// byte (GNU coreutils `sum.c`, `bsd_sum_stream`). Ensembl's `CHECKSUMS`
-/// files list this pair per file.
+/// in 1 KiB blocks, rounded up: what Ensembl's `CHECKSUMS` files list per
+/// file, for the loopback release the download proofs serve.
+///
+/// The algorithm is GNU coreutils' `src/sum.c`: `bsd_sum_stream` rotates
+/// the 16-bit checksum right by one bit and adds each byte, modulo 2^16,
+/// and `output_bsd` prints it as `%05d` beside the length in 1024-byte
+/// blocks rounded up; the `sum(1)` manual
+/// (<https://www.gnu.org/software/coreutils/sum>) documents `-r` as "use BSD
+/// sum algorithm (the default), use 1K blocks". The test checks this
+/// against the `sum` binary on the machine.
 pub fn bsd_sum(bytes: &[u8]) -> (u16, u64) {
     let mut checksum: u16 = 0;
     for &byte in bytes {
@@ -703,11 +710,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_bsd_sum_is_what_gnu_sum_prints() {
-        // `printf 'hello\n' | sum` prints `36979     1`.
-        assert_eq!(bsd_sum(b"hello\n"), (36979, 1));
-        assert_eq!(bsd_sum(b""), (0, 0));
-        assert_eq!(bsd_sum(&[0xff; 1025]).1, 2);
+    fn the_bsd_sum_is_what_the_sum_binary_prints() {
+        // Generated here, of sizes around the 1 KiB block and GNU sum's
+        // 32 KiB read buffer, so a wrong rotation, carry or rounding shows.
+        let dir = tempfile::tempdir().unwrap();
+        let mut state: u32 = 0x2545_f491;
+        for size in [
+            0usize, 1, 6, 1023, 1024, 1025, 32_767, 32_768, 32_769, 100_003,
+        ] {
+            let bytes: Vec<u8> = (0..size)
+                .map(|_| {
+                    state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    (state >> 24) as u8
+                })
+                .collect();
+            let path = dir.path().join(format!("file-{size}"));
+            std::fs::write(&path, &bytes).unwrap();
+            for flag in [None, Some("-r")] {
+                let mut command = Command::new("sum");
+                command.args(flag).arg(&path);
+                let out = command.output().expect("coreutils `sum` runs");
+                assert!(out.status.success(), "{out:?}");
+                let text = String::from_utf8(out.stdout).unwrap();
+                let fields: Vec<&str> = text.split_whitespace().collect();
+                let printed: (u16, u64) = (fields[0].parse().unwrap(), fields[1].parse().unwrap());
+                assert_eq!(
+                    bsd_sum(&bytes),
+                    printed,
+                    "{size} bytes, sum {flag:?}: {text}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -263,12 +263,113 @@ async fn a_root_without_a_reviewed_fixture_is_refused_before_any_process() {
 }
 
 #[tokio::test]
-async fn a_graph_that_downloads_is_refused_before_any_process() {
-    let test = ensembl_reference();
+async fn download_nodes_are_stood_in_for_by_fixtures_and_disclosed_as_unexercised() {
+    let test = ncbi_reference_alignment();
+    let supervisor = Supervisor::open(test.root(), test.toolchain()).unwrap();
+    let started = supervisor
+        .start_validation(&test.project, &request("network-01"))
+        .unwrap();
+    let status = wait_for_end(&supervisor, &started.run_id).await;
+    assert_eq!(status.phase, RunPhase::Completed, "{status:#?}");
+
+    // The download and the extraction never ran; everything else did.
+    let unexercised: Vec<(&str, &str, &str)> = status
+        .unexercised
+        .iter()
+        .map(|n| {
+            (
+                n.node_id.as_str(),
+                n.operator_id.as_str(),
+                n.reason.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unexercised,
+        [
+            (
+                "gcf_assembly",
+                "ncbi.datasets_extract_assembly",
+                "needs the network"
+            ),
+            ("gcf_datasets", "ncbi.datasets_genome", "needs the network")
+        ]
+    );
+    assert_eq!(status.states["gcf_datasets"], NodeState::Unexercised);
+    assert_eq!(status.states["gcf_assembly"], NodeState::Unexercised);
+    for node in ["reads", "index", "align"] {
+        assert_eq!(status.states[node], NodeState::Done, "{node}");
+    }
+
+    // The extracted genome is the reviewed FASTA fixture, disclosed as an
+    // override of the validation package's input.
+    let genome = status
+        .fixtures
+        .iter()
+        .find(|f| f.node_id == "gcf_assembly")
+        .expect("the stood-in genome is bound");
+    assert_eq!(
+        (
+            genome.param.as_str(),
+            genome.port_type.as_str(),
+            genome.fixture.as_str()
+        ),
+        ("genome", "Fasta", "fasta")
+    );
+    let used = status
+        .overrides
+        .iter()
+        .find(|o| o.node_id == "gcf_assembly")
+        .unwrap();
+    assert!(
+        used.reason.contains("ncbi.datasets_extract_assembly"),
+        "{}",
+        used.reason
+    );
+    assert!(used.reason.contains("needs the network"), "{}", used.reason);
+
+    // The package that ran has no process for the stood-in nodes and
+    // marks them in its node map.
+    let launch = test
+        .root()
+        .join(&status.output_dir)
+        .parent()
+        .unwrap()
+        .to_owned();
+    let node_map: serde_json::Value =
+        serde_json::from_slice(&fs::read(launch.join("node-map.json")).unwrap()).unwrap();
+    for entry in node_map["nodes"].as_array().unwrap() {
+        let stood_in = entry["node_id"] == "gcf_datasets" || entry["node_id"] == "gcf_assembly";
+        assert_eq!(entry["substituted"] == json!(true), stood_in, "{entry}");
+        assert_eq!(
+            entry["process"].is_null(),
+            stood_in || entry["node_id"] == "reads"
+        );
+    }
+    let main_nf = fs::read_to_string(launch.join("main.nf")).unwrap();
+    assert!(main_nf.contains("process ALIGN {"), "{main_nf}");
+    assert!(!main_nf.contains("process GCF_DATASETS"), "{main_nf}");
+    assert!(!main_nf.contains("process GCF_ASSEMBLY"), "{main_nf}");
+
+    // The receipt passes and names what it did not exercise.
+    let lookup = supervisor.evidence(&started.graph_revision).unwrap();
+    assert!(lookup.validated, "{lookup:#?}");
+    let receipt = &lookup.receipts[0];
+    assert_eq!(receipt.result, ReceiptResult::Passed);
+    assert_eq!(receipt.unexercised, status.unexercised);
+    let node = |id: &str| receipt.nodes.iter().find(|n| n.node_id == id).unwrap();
+    assert_eq!(node("gcf_datasets").state, "unexercised");
+    assert_eq!(node("gcf_datasets").result, ItemResult::NotRun);
+    assert_eq!(node("align").result, ItemResult::Passed);
+}
+
+#[tokio::test]
+async fn a_stood_in_output_without_a_fixture_is_refused_before_any_process() {
+    let test = ncbi_gff3_conversion();
     let supervisor = Supervisor::open(test.root(), test.toolchain()).unwrap();
     let error = SomiteError::from(
         supervisor
-            .start_validation(&test.project, &request("network-01"))
+            .start_validation(&test.project, &request("network-02"))
             .unwrap_err(),
     );
     assert_eq!(
@@ -277,8 +378,8 @@ async fn a_graph_that_downloads_is_refused_before_any_process() {
         "{error:?}"
     );
     assert_eq!(
-        error.details.unwrap()["network_nodes"],
-        json!(["reference"])
+        error.details.unwrap()["roots"],
+        json!([{"node_id": "gcf_assembly", "port": "annotation_gff3", "port_type": "Gff3"}])
     );
     assert!(test.standin_invocations().is_empty());
 }

@@ -97,6 +97,10 @@ pub struct ClosureNode {
     /// The Pixi environment the process runs in; `null` for the others.
     #[serde(deserialize_with = "required")]
     pub environment: Option<String>,
+    /// An external node a validation package stands in for with fixtures
+    /// (no process, no environment); absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub substituted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -311,7 +315,7 @@ impl RunClosure {
                         )));
                     }
                 }
-                (None, None) if !external => {}
+                (None, None) if !external || node.substituted => {}
                 _ => {
                     return Err(invalid(format!(
                         "node {}: a process and an environment belong to exactly the external nodes",

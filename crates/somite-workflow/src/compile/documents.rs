@@ -43,6 +43,10 @@ pub struct NodeMapEntry {
     pub process: Option<String>,
     /// Where the node's outputs are published, under `outdir`.
     pub publish_dir: Option<String>,
+    /// A tool node a validation package stands in for with fixtures: it
+    /// has no process and its outputs are input paths (absent otherwise).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub substituted: bool,
 }
 
 pub(crate) fn node_map(plan: &Plan<'_>) -> NodeMap {
@@ -55,6 +59,7 @@ pub(crate) fn node_map(plan: &Plan<'_>) -> NodeMap {
             kind: n.entry.contract.kind,
             process: n.process.clone(),
             publish_dir: n.process.as_ref().map(|_| n.node.id.clone()),
+            substituted: n.substituted,
         })
         .collect();
     let processes = plan

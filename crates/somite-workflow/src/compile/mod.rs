@@ -49,7 +49,7 @@ use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::WorkflowDocument;
 use crate::resource::BoundResources;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The Nextflow release the generated pipeline is written and pinned for.
 pub const TARGET_NEXTFLOW: &str = "26.04.6";
@@ -154,6 +154,22 @@ pub fn compile_bound(
     assessment: &Assessment,
     resources: &BoundResources,
 ) -> Result<CompiledPackage> {
+    compile_substituted(doc, catalog, assessment, resources, &BTreeSet::new())
+}
+
+/// [`compile_bound`] for a validation that cannot run some tool nodes
+/// offline (downloads): each node of `substituted` becomes a graph input
+/// whose paths, one per output port feeding a node that runs, the
+/// validation binds to fixtures. `node-map.json` marks those nodes
+/// `substituted`. The package is the validation's own: its digest differs
+/// from the package a run of the same graph executes.
+pub fn compile_substituted(
+    doc: &WorkflowDocument,
+    catalog: &Catalog,
+    assessment: &Assessment,
+    resources: &BoundResources,
+    substituted: &BTreeSet<String>,
+) -> Result<CompiledPackage> {
     let graph_revision = doc.graph_revision();
     if assessment.graph_revision != graph_revision {
         return Err(SomiteError::new(
@@ -166,7 +182,7 @@ pub fn compile_bound(
     }
     gate(assessment)?;
 
-    let plan = plan::plan(doc, catalog, graph_revision.clone(), resources)?;
+    let plan = plan::plan(doc, catalog, graph_revision.clone(), resources, substituted)?;
     let mut files = BTreeMap::new();
     let mut add = |path: String, bytes: Vec<u8>| {
         files.insert(
@@ -226,6 +242,7 @@ pub fn compile_bound(
                         .name
                         .clone()
                 }),
+                substituted: n.substituted,
             })
             .collect(),
         operators: operators

@@ -45,6 +45,8 @@ pub(crate) struct PlannedNode<'a> {
     pub entry: &'a CatalogEntry,
     /// The Nextflow process of an external node.
     pub process: Option<String>,
+    /// An external node a validation stands in for with fixtures.
+    pub substituted: bool,
 }
 
 /// A graph input: a node whose outputs are local paths held in params.
@@ -172,12 +174,16 @@ pub(crate) enum WordPart {
 }
 
 /// The graph (whose semantic revision is `graph_revision`) as a plan, or
-/// why it cannot be compiled.
+/// why it cannot be compiled. Each node of `substituted` (a validation's
+/// stand-ins for downloads, see [`super::compile_substituted`]) is planned
+/// as a graph input: no process, and one input path per output port that
+/// feeds a node outside the set, named after the port.
 pub(crate) fn plan<'a>(
     doc: &'a WorkflowDocument,
     catalog: &'a Catalog,
     graph_revision: String,
     resources: &BoundResources,
+    substituted: &BTreeSet<String>,
 ) -> Result<Plan<'a>> {
     let order = doc
         .topological_order()
@@ -187,8 +193,14 @@ pub(crate) fn plan<'a>(
         .iter()
         .map(|e| ((e.to_node.as_str(), e.to_port.as_str()), e))
         .collect();
+    // A node standing in for its outputs has no process, so only edges into
+    // a node that runs count as consumers.
     let mut feeds_something: BTreeSet<(&str, &str)> = BTreeSet::new();
-    for e in &doc.edges {
+    for e in doc
+        .edges
+        .iter()
+        .filter(|e| !substituted.contains(&e.to_node))
+    {
         feeds_something.insert((e.from_node.as_str(), e.from_port.as_str()));
     }
 
@@ -202,7 +214,7 @@ pub(crate) fn plan<'a>(
     let mut source_variables: BTreeMap<(&str, &str), String> = BTreeMap::new();
     for (id, node) in &by_id {
         let entry = pinned_entry(catalog, node)?;
-        let process = match entry.contract.kind {
+        let process = match role(entry, id, substituted) {
             OperatorKind::External => {
                 let name = symbols.claim(identifier(id).to_uppercase());
                 process_names.insert(id, name.clone());
@@ -228,6 +240,7 @@ pub(crate) fn plan<'a>(
             node,
             entry,
             process,
+            substituted: substituted.contains(*id),
         });
     }
     if process_names.is_empty() {
@@ -248,6 +261,7 @@ pub(crate) fn plan<'a>(
         incoming: &incoming,
         process_names: &process_names,
         source_variables: &source_variables,
+        substituted,
     };
     let mut sources = Vec::new();
     let mut processes = Vec::new();
@@ -255,6 +269,9 @@ pub(crate) fn plan<'a>(
         let node = by_id[id.as_str()];
         let contract = &entries[id.as_str()].contract;
         match contract.kind {
+            OperatorKind::External if substituted.contains(id) => {
+                sources.push(substituted_node(node, contract, &source_variables));
+            }
             OperatorKind::Source | OperatorKind::Reference => {
                 sources.push(source_node(node, contract, &source_variables, resources)?);
             }
@@ -296,6 +313,7 @@ struct Context<'p, 'a> {
     incoming: &'p BTreeMap<(&'a str, &'a str), &'a Edge>,
     process_names: &'p BTreeMap<&'a str, String>,
     source_variables: &'p BTreeMap<(&'a str, &'a str), String>,
+    substituted: &'p BTreeSet<String>,
 }
 
 /// Generated names that must not collide; a clash gets `_2`, `_3`, ...
@@ -313,6 +331,15 @@ impl Symbols {
             .map(|n| format!("{base}_{n}"))
             .find(|candidate| self.taken.insert(candidate.clone()))
             .expect("an unbounded range always has a free name")
+    }
+}
+
+/// What node `id` is planned as: its contract's kind, except that a
+/// substituted external node is a graph input.
+fn role(entry: &CatalogEntry, id: &str, substituted: &BTreeSet<String>) -> OperatorKind {
+    match entry.contract.kind {
+        OperatorKind::External if substituted.contains(id) => OperatorKind::Source,
+        kind => kind,
     }
 }
 
@@ -337,7 +364,7 @@ fn pinned_entry<'a>(catalog: &'a Catalog, node: &Node) -> Result<&'a CatalogEntr
 fn environments(nodes: &[PlannedNode<'_>]) -> Vec<Environment> {
     let sets: BTreeSet<&BTreeMap<String, String>> = nodes
         .iter()
-        .filter(|n| n.entry.contract.kind == OperatorKind::External)
+        .filter(|n| n.process.is_some())
         .map(|n| &n.entry.contract.pixi)
         .collect();
     let mut names = BTreeSet::new();
@@ -440,6 +467,33 @@ fn source_node<'a>(
         resources,
         channels,
     })
+}
+
+/// A substituted node as a graph input: one path per output port that
+/// feeds a node that runs, keyed by the port's name. The packaged path is
+/// empty; the validation binds a fixture to each and discloses it.
+fn substituted_node<'a>(
+    node: &'a Node,
+    contract: &OperatorContract,
+    variables: &BTreeMap<(&str, &str), String>,
+) -> SourceNode<'a> {
+    let mut paths = BTreeMap::new();
+    let mut channels = Vec::new();
+    for port in &contract.ports.outputs {
+        if let Some(variable) = variables.get(&(node.id.as_str(), port.name.as_str())) {
+            paths.insert(port.name.clone(), String::new());
+            channels.push(SourceChannel {
+                param: port.name.clone(),
+                variable: variable.clone(),
+            });
+        }
+    }
+    SourceNode {
+        node_id: &node.id,
+        paths,
+        resources: BTreeMap::new(),
+        channels,
+    }
 }
 
 fn process<'a>(
@@ -676,7 +730,7 @@ fn process<'a>(
 /// The channel feeding `edge`'s input.
 fn channel_of(context: &Context<'_, '_>, edge: &Edge) -> Result<ChannelRef> {
     let from = edge.from_node.as_str();
-    match context.entries[from].contract.kind {
+    match role(context.entries[from], from, context.substituted) {
         OperatorKind::External => {
             let emit = identifier(&edge.from_port).to_lowercase();
             Ok(ChannelRef::Output {

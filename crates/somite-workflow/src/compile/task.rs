@@ -113,6 +113,7 @@ pub fn task_script(doc: &WorkflowDocument, catalog: &Catalog, node_id: &str) -> 
         catalog,
         doc.graph_revision(),
         &crate::resource::BoundResources::new(),
+        &std::collections::BTreeSet::new(),
     )?;
     let p = plan
         .processes

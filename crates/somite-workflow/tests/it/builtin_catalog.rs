@@ -133,7 +133,7 @@ const PALETTE_GROUPS: &[&str] = &[
     "Assembly",
     "Annotation",
     "Sequences",
-    "Public data",
+    somite_workflow::operator::PUBLIC_DATA_PALETTE,
 ];
 
 fn contract<'c>(catalog: &'c Catalog, id: &str) -> &'c OperatorContract {

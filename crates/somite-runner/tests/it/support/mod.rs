@@ -186,22 +186,59 @@ import_param = "path"
     )
 }
 
-/// A reference downloaded from Ensembl and decompressed: the download node
-/// fetches over the network, which an offline validation refuses.
-pub fn ensembl_reference() -> TestProject {
+/// Local paired reads aligned with BWA to an assembly fetched from NCBI
+/// Datasets, as the public-data search's recipe places it (download, then
+/// extraction): a validation stands in for both download-side nodes.
+pub fn ncbi_reference_alignment() -> TestProject {
     project_with(
-        &[],
+        &[
+            ("data/R1.fastq", b"@r1\nACGT\n+\nIIII\n"),
+            ("data/R2.fastq", b"@r1\nTGCA\n+\nIIII\n"),
+        ],
         vec![
             add(
-                "reference",
-                "ensembl.fasta",
-                json!({"release": 114, "species": "homo_sapiens",
-                       "file_species": "Homo_sapiens", "assembly": "GRCh38"}),
+                "reads",
+                "files.import_paired",
+                json!({"r1": "data/R1.fastq", "r2": "data/R2.fastq"}),
             ),
-            add("unpack", "ref.gunzip_fasta", json!({})),
-            connect("e1", ("reference", "sequences"), ("unpack", "archive")),
+            add(
+                "gcf_datasets",
+                "ncbi.datasets_genome",
+                json!({"accession": "GCF_000001405.40", "include": "genome,gtf"}),
+            ),
+            add("gcf_assembly", "ncbi.datasets_extract_assembly", json!({})),
+            add("index", "align.bwa_index", json!({})),
+            add("align", "align.bwa", json!({})),
+            connect(
+                "e1",
+                ("gcf_datasets", "package"),
+                ("gcf_assembly", "package"),
+            ),
+            connect("e2", ("gcf_assembly", "genome"), ("index", "reference")),
+            connect("e3", ("index", "index"), ("align", "index")),
+            connect("e4", ("reads", "r1"), ("align", "r1")),
+            connect("e5", ("reads", "r2"), ("align", "r2")),
         ],
     )
+}
+
+/// [`ncbi_reference_alignment`] with the package's GFF3 converted by
+/// gffread too: Somite has no representative GFF3, so that stood-in output
+/// cannot be bound.
+pub fn ncbi_gff3_conversion() -> TestProject {
+    let mut test = ncbi_reference_alignment();
+    test.apply(
+        "test-graph-gff3",
+        vec![
+            add("to_gtf", "annot.gffread_gtf", json!({})),
+            connect(
+                "e6",
+                ("gcf_assembly", "annotation_gff3"),
+                ("to_gtf", "annotation"),
+            ),
+        ],
+    );
+    test
 }
 
 /// Waits until `run_id` has ended, long-polling like a client would.
