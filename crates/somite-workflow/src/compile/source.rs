@@ -17,6 +17,10 @@
 //! are switched off, so a process never runs in a container silently (the
 //! readiness refuses a process without an environment before compile).
 //!
+//! `node-map.json` makes the source node the run's one node, and the
+//! manifest's `preview` task is what a validation runs: `-preview` proves
+//! the pinned pipeline parses and its DAG resolves, no more.
+//!
 //! Like the native compiler this is pure: the caller reads and verifies the
 //! tree and the environment files and hands them in.
 
@@ -31,9 +35,11 @@ use crate::assessment::Assessment;
 use crate::canonical::digest_bytes;
 use crate::compile::closure::ClosureSource;
 use crate::compile::pixi::CHANNELS;
+use crate::compile::{NodeMap, NodeMapEntry};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::WorkflowDocument;
-use crate::source::SourceBinding;
+use crate::operator::OperatorKind;
+use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -43,6 +49,10 @@ pub const PIPELINE_DIR: &str = "pipeline";
 pub const SOURCE_CONFIG: &str = "somite.config";
 /// The executor profiles a source package adds to the pipeline's own.
 pub const SOURCE_PROFILES: [&str; 2] = ["local", "slurm"];
+/// The package task a validation runs: `nextflow run -preview`, which
+/// compiles the script and resolves its DAG without running any task, so
+/// it needs no process environment installed and no network.
+pub const PREVIEW_TASK: &str = "preview";
 
 /// One `environment.yml` of the pipeline, as read from the verified tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +160,10 @@ pub fn compile_source(
     );
     add("params.json", pretty(&node.params));
     add(
+        "node-map.json",
+        pretty(&source_node_map(&node.id, binding, &graph_revision)),
+    );
+    add(
         "workflow.somite.json",
         pretty(&super::documents::semantic_document(
             doc,
@@ -204,6 +218,28 @@ pub fn compile_source(
         resources: Vec::new(),
     };
     CompiledPackage::seal(files, closure)
+}
+
+/// The source node as the one node of the run: every call of the pipeline
+/// (the trace names a task by its fully qualified process, which is the
+/// invocation id) counts towards it, so a run's progress and a
+/// validation's node result read the trace like a native package's.
+fn source_node_map(node_id: &str, binding: &SourceBinding, graph_revision: &str) -> NodeMap {
+    NodeMap {
+        graph_revision: graph_revision.to_owned(),
+        nodes: vec![NodeMapEntry {
+            node_id: node_id.to_owned(),
+            operator_id: SOURCE_OPERATOR_ID.to_owned(),
+            kind: OperatorKind::External,
+            process: Some(binding.repository.clone()),
+            publish_dir: None,
+        }],
+        processes: binding
+            .invocations
+            .iter()
+            .map(|i| (i.id.clone(), node_id.to_owned()))
+            .collect(),
+    }
 }
 
 /// One environment per distinct `environment.yml` a process uses, named
@@ -393,6 +429,11 @@ fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<
          args = [{{ arg = \"profile\", default = \"local\", choices = {} }}]\n\
          depends-on = [\"install-tools\"]\n\
          description = \"Run the pinned pipeline (profile: local by default)\"\n\n\
+         # What Validate runs: Nextflow compiles the pipeline and resolves its DAG, no task runs.\n\
+         [tasks.{PREVIEW_TASK}]\n\
+         cmd = \"nextflow run {PIPELINE_DIR} -c {SOURCE_CONFIG} -params-file params.json -profile local -preview\"\n\
+         env = {{ NXF_OFFLINE = \"true\" }}\n\
+         description = \"Check that the pinned pipeline parses and its DAG resolves, running no task\"\n\n\
          # One feature and environment per distinct environment.yml of the pipeline.\n",
         binding.repository,
         binding.commit,
@@ -513,7 +554,9 @@ fn readme(binding: &SourceBinding) -> String {
          - `{SOURCE_CONFIG}` activates each process's environment and turns containers off.\n\
          - `params.json` holds the parameters set in Somite.\n\n\
          Run it with `pixi run --frozen run` (profile `local`) or\n\
-         `pixi run --frozen run slurm`.\n",
+         `pixi run --frozen run slurm`. `pixi run --frozen {PREVIEW_TASK}` is what Somite's\n\
+         Validate runs: Nextflow's `-preview` parses the pipeline and resolves its DAG,\n\
+         offline, without running any task.\n",
         name = binding.name,
         repository = binding.repository,
         commit = binding.commit,
