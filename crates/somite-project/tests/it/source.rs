@@ -708,3 +708,76 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
         Err(ErrorCode::NotAVariant)
     );
 }
+
+#[test]
+fn compile_freezes_fetchngs_with_one_environment_per_process_environment() {
+    let mut f = fetchngs();
+    std::fs::write(f.project.layout().root().join("ids.csv"), "SRR0000001\n").unwrap();
+    set(&mut f, "param-0001", "input", json!("ids.csv")).unwrap();
+    set(&mut f, "param-0002", "outdir", json!("results")).unwrap();
+    let assessment = f.project.assess_graph();
+    assert_eq!(
+        assessment.state,
+        AssessmentState::Ready,
+        "{:?}",
+        assessment.items
+    );
+    let toolchain = Toolchain::without_pixi().with_source_cache(&f.cache);
+    let package = compiled::compile(&f.project, &toolchain).unwrap().package;
+    let source = package.run_closure().source.clone().unwrap();
+    assert_eq!(source.repository, "nf-core/fetchngs");
+    assert_eq!(source.tree_digest, f.binding.tree_digest);
+    let text = |path: &str| String::from_utf8(package.file(path).unwrap().bytes.clone()).unwrap();
+    let pixi = text("pixi.toml");
+    let parsed: toml::Value = toml::from_str(&pixi).unwrap();
+    let distinct: std::collections::BTreeSet<&str> = f
+        .binding
+        .processes
+        .iter()
+        .filter_map(|p| p.environment.as_deref())
+        .collect();
+    assert_eq!(
+        parsed["environments"].as_table().unwrap().len(),
+        distinct.len()
+    );
+    // Every process activates its environment, those whose `conda` lists
+    // packages inline too; an `exec:` process runs inside Nextflow.
+    let config = text("somite.config");
+    for process in &f.binding.processes {
+        assert_eq!(
+            config.contains(&format!("withName: '{}", process.name)),
+            !process.exec,
+            "{process:?}"
+        );
+    }
+    let runinfo = f
+        .binding
+        .processes
+        .iter()
+        .find(|p| p.name == "SRA_IDS_TO_RUNINFO")
+        .unwrap();
+    assert_eq!(
+        runinfo.environment.as_deref(),
+        Some("modules/local/sra_ids_to_runinfo/main.nf")
+    );
+    assert!(
+        f.binding
+            .processes
+            .iter()
+            .any(|p| p.name == "SRA_TO_SAMPLESHEET" && p.exec && p.environment.is_none())
+    );
+    // The pinned tree is in the package whole; the snapshot lists the rest.
+    let tree = package
+        .files()
+        .filter(|f| f.path.starts_with("pipeline/"))
+        .count();
+    assert!(tree > 100, "{tree} files of the pipeline");
+    let files: Vec<&str> = package
+        .files()
+        .map(|f| f.path.as_str())
+        .filter(|p| !p.starts_with("pipeline/"))
+        .collect();
+    insta::assert_debug_snapshot!("fetchngs_package_files", files);
+    insta::assert_snapshot!("fetchngs_pixi_toml", pixi);
+    insta::assert_snapshot!("fetchngs_somite_config", config);
+}

@@ -4,7 +4,8 @@
 //! so there is no `main.nf` to generate: the package carries the pinned tree
 //! under `pipeline/`, byte for byte, and wraps it the way native packages
 //! are wrapped — `pixi.toml` pins Nextflow and OpenJDK in the default
-//! environment, and every distinct Conda `environment.yml` a process names
+//! environment, and every distinct Conda environment a process declares (an
+//! `environment.yml`, or packages its `conda` directive lists inline)
 //! becomes a feature and an environment of its own in the same manifest, so
 //! one `pixi.lock` freezes every tool.
 //!
@@ -54,10 +55,11 @@ pub const SOURCE_PROFILES: [&str; 2] = ["local", "slurm"];
 /// it needs no process environment installed and no network.
 pub const PREVIEW_TASK: &str = "preview";
 
-/// One `environment.yml` of the pipeline, as read from the verified tree.
+/// One Conda environment of the pipeline, as read from the verified tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceEnvironment {
-    /// Its path in the tree.
+    /// The file declaring it: an `environment.yml`, or a script whose
+    /// `conda` directive lists the packages inline.
     pub file: String,
     /// Its `dependencies`, as Conda match specs.
     pub dependencies: Vec<String>,
@@ -71,7 +73,7 @@ pub struct SourceProcessRun {
     pub name: String,
     /// Every name the process is called by: its own and the aliases.
     pub selectors: Vec<String>,
-    /// The `environment.yml` it activates.
+    /// The file declaring the environment it activates.
     pub environment: String,
 }
 
@@ -242,7 +244,7 @@ fn source_node_map(node_id: &str, binding: &SourceBinding, graph_revision: &str)
     }
 }
 
-/// One environment per distinct `environment.yml` a process uses, named
+/// One environment per distinct file declaring a process's environment, named
 /// after its folder, sorted by name.
 fn environments(inputs: &SourceInputs) -> Result<Vec<Environment<'_>>> {
     let mut used: Vec<&str> = inputs
@@ -434,7 +436,7 @@ fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<
          cmd = \"nextflow run {PIPELINE_DIR} -c {SOURCE_CONFIG} -params-file params.json -profile local -preview\"\n\
          env = {{ NXF_OFFLINE = \"true\" }}\n\
          description = \"Check that the pinned pipeline parses and its DAG resolves, running no task\"\n\n\
-         # One feature and environment per distinct environment.yml of the pipeline.\n",
+         # One feature and environment per distinct Conda environment of the pipeline.\n",
         binding.repository,
         binding.commit,
         binding.tree_digest,
@@ -550,7 +552,7 @@ fn readme(binding: &SourceBinding) -> String {
          `{commit}` with tree digest `{digest}`.\n\n\
          - `{PIPELINE_DIR}/` is the pipeline exactly as pinned.\n\
          - `pixi.toml` pins Nextflow {TARGET_NEXTFLOW} and OpenJDK {TARGET_OPENJDK}, and one\n  \
-         environment per Conda `environment.yml` of the pipeline; `pixi.lock` freezes them.\n\
+         environment per Conda environment of the pipeline; `pixi.lock` freezes them.\n\
          - `{SOURCE_CONFIG}` activates each process's environment and turns containers off.\n\
          - `params.json` holds the parameters set in Somite.\n\n\
          Run it with `pixi run --frozen run` (profile `local`) or\n\
