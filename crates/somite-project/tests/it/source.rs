@@ -21,16 +21,16 @@ fn fixture(commit: &str, name: &str) -> PathBuf {
         .join(format!("nf-core-{name}-{commit}.tar.gz"))
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     _dirs: (tempfile::TempDir, tempfile::TempDir),
-    cache: PathBuf,
-    project: Project,
+    pub(crate) cache: PathBuf,
+    pub(crate) project: Project,
     store: SourceStore,
-    binding: SourceBinding,
+    pub(crate) binding: SourceBinding,
 }
 
 /// An empty project and nf-core/demo 1.0.1 in a fresh source store.
-fn demo() -> Fixture {
+pub(crate) fn demo() -> Fixture {
     let project_dir = tempfile::tempdir().unwrap();
     let cache_dir = tempfile::tempdir().unwrap();
     let store = SourceStore::new(SourceConfig::new(cache_dir.path())).unwrap();
@@ -221,7 +221,7 @@ fn parameters_are_typed_and_readiness_reports_them_like_native_nodes() {
     );
 }
 
-fn ready(f: &mut Fixture) {
+pub(crate) fn ready(f: &mut Fixture) {
     place(f, "resolve-0001").unwrap();
     std::fs::write(
         f.project.layout().root().join("samplesheet.csv"),
@@ -527,7 +527,7 @@ fn every_schema_constraint_of_demo_is_refused_with_its_code() {
 }
 
 /// nf-core/fetchngs 1.12.0 placed on an empty canvas.
-fn fetchngs() -> Fixture {
+pub(crate) fn fetchngs() -> Fixture {
     const FETCHNGS: &str = "8ec2d934f9301c818d961b1e4fdf7fc79610bdc5";
     let project_dir = tempfile::tempdir().unwrap();
     let cache_dir = tempfile::tempdir().unwrap();
@@ -709,12 +709,18 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
     );
 }
 
-#[test]
-fn compile_freezes_fetchngs_with_one_environment_per_process_environment() {
+/// fetchngs placed, its ids file and `outdir` set.
+pub(crate) fn ready_fetchngs() -> Fixture {
     let mut f = fetchngs();
     std::fs::write(f.project.layout().root().join("ids.csv"), "SRR0000001\n").unwrap();
     set(&mut f, "param-0001", "input", json!("ids.csv")).unwrap();
     set(&mut f, "param-0002", "outdir", json!("results")).unwrap();
+    f
+}
+
+#[test]
+fn compile_freezes_fetchngs_with_one_environment_per_process_environment() {
+    let f = ready_fetchngs();
     let assessment = f.project.assess_graph();
     assert_eq!(
         assessment.state,
