@@ -136,6 +136,8 @@ impl EnvVars {
     pub const SOMITE_STANDIN_HANG: &'static str = "SOMITE_STANDIN_HANG";
     /// `1`: the stand-in reports every task as cached.
     pub const SOMITE_STANDIN_CACHED: &'static str = "SOMITE_STANDIN_CACHED";
+    /// `1`: the stand-in's pipeline fails to compile (a `-preview` fails).
+    pub const SOMITE_STANDIN_SCRIPT_ERROR: &'static str = "SOMITE_STANDIN_SCRIPT_ERROR";
     /// The stand-in starts a grandchild and writes its pid here.
     pub const SOMITE_STANDIN_GRANDCHILD_PID_FILE: &'static str =
         "SOMITE_STANDIN_GRANDCHILD_PID_FILE";

@@ -48,7 +48,9 @@ type Result<T> = std::result::Result<T, SomiteError>;
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiptResult {
-    /// Every node ran (or was cached) and produced its declared outputs.
+    /// Every node ran (or was cached) and produced its declared outputs;
+    /// for a source pipeline, its `-preview` succeeded (see
+    /// [`Receipt::source_preview`]).
     Passed,
     /// A node or the run itself failed.
     Failed,
@@ -74,7 +76,8 @@ pub enum ItemResult {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ParameterOverride {
-    /// `inputs` (an input path) or `values` (a tool parameter).
+    /// `inputs` (an input path), `values` (a tool parameter) or `params`
+    /// (a parameter of a source pipeline).
     pub scope: String,
     pub node_id: String,
     pub param: String,
@@ -190,6 +193,26 @@ pub struct DigestedFile {
     pub digest: Revision,
 }
 
+/// What a validation of a pinned source pipeline checked. Its tasks cannot
+/// run on reviewed fixtures (the pipeline reads its own samplesheets), so
+/// its evidence is Nextflow's `-preview` of the frozen package: a narrower
+/// claim than a fixture run, and the receipt says exactly which.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SourcePreview {
+    /// `owner/name` of the pinned pipeline.
+    pub repository: String,
+    /// The commit the run closure pins.
+    pub commit: String,
+    /// The tree digest the run closure pins, verified before the launch.
+    pub tree_digest: Revision,
+    /// What a passing preview shows.
+    pub proves: String,
+    /// What it does not show.
+    pub does_not_prove: String,
+}
+
 /// One immutable validation record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
@@ -221,6 +244,10 @@ pub struct Receipt {
     pub edges: Vec<EdgeResult>,
     pub artifacts: Vec<DigestedFile>,
     pub logs: Vec<DigestedFile>,
+    /// Present when the validation was a `-preview` of a source pipeline
+    /// rather than a fixture run of every node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_preview: Option<SourcePreview>,
 }
 
 impl Receipt {
@@ -554,6 +581,7 @@ mod tests {
             edges: Vec::new(),
             artifacts: Vec::new(),
             logs: Vec::new(),
+            source_preview: None,
         }
     }
 

@@ -79,11 +79,8 @@ pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
             name: p.name.clone(),
             file: p.location.file.clone(),
             line: p.location.line,
-            environment: p
-                .conda
-                .as_ref()
-                .and_then(|c| c.environment.as_ref())
-                .map(|e| e.file.clone()),
+            environment: declared_environment(p).map(|(file, _)| file),
+            exec: p.body.as_deref() == Some("exec"),
         })
         .collect();
     SourceBinding {
@@ -238,6 +235,29 @@ pub fn outline_pinned(pinned: &PinnedSource) -> Result<SourceBinding, somite_api
     Ok(binding_of(pinned, &outline?))
 }
 
+/// The Conda environment `process` declares, keyed by the file declaring
+/// it: the `environment.yml` its directive names (or the one beside it),
+/// else its own script when the directive lists the packages inline
+/// (`conda "conda-forge::python=3.9.5"`, as fetchngs' local modules do).
+fn declared_environment(process: &somite_outline::Process) -> Option<(String, SourceEnvironment)> {
+    let conda = process.conda.as_ref()?;
+    let (file, dependencies, pip) = match &conda.environment {
+        Some(env) => (env.file.clone(), env.dependencies.clone(), env.pip.clone()),
+        None if !conda.packages.is_empty() => (
+            process.location.file.clone(),
+            conda.packages.clone(),
+            Vec::new(),
+        ),
+        None => return None,
+    };
+    let env = SourceEnvironment {
+        file: file.clone(),
+        dependencies,
+        pip,
+    };
+    Some((file, env))
+}
+
 /// Reads what the compiler needs from the node's verified tree: every file
 /// with its mode, every environment a process uses, and the names each
 /// process runs under. A store failure keeps its message; its code is
@@ -261,15 +281,11 @@ pub fn compile_inputs(
     let mut seen = BTreeSet::new();
     let mut processes = Vec::new();
     for process in &outline.processes {
-        let Some(env) = process.conda.as_ref().and_then(|c| c.environment.as_ref()) else {
+        let Some((file, env)) = declared_environment(process) else {
             continue;
         };
-        if seen.insert(env.file.clone()) {
-            environments.push(SourceEnvironment {
-                file: env.file.clone(),
-                dependencies: env.dependencies.clone(),
-                pip: env.pip.clone(),
-            });
+        if seen.insert(file.clone()) {
+            environments.push(env);
         }
         let mut selectors: BTreeSet<String> = BTreeSet::from([process.name.clone()]);
         for include in &outline.includes {
@@ -287,7 +303,7 @@ pub fn compile_inputs(
         processes.push(SourceProcessRun {
             name: process.name.clone(),
             selectors: selectors.into_iter().collect(),
-            environment: env.file.clone(),
+            environment: file,
         });
     }
     Ok(SourceInputs {

@@ -30,6 +30,7 @@ use somite_workflow::canonical::digest_bytes;
 use somite_workflow::compile::CompiledPackage;
 use somite_workflow::graph::{Node, WorkflowDocument};
 use somite_workflow::operator::{OperatorKind, PUBLIC_DATA_PALETTE};
+use somite_workflow::source::SourceBinding;
 use somite_workflow::types::PortType;
 use std::collections::BTreeSet;
 use std::fs;
@@ -300,6 +301,44 @@ pub fn run_configuration(
                 });
                 *path = resolved;
             }
+        }
+    }
+    Ok(configuration(params, packaged_digest, overrides))
+}
+
+/// The configuration of a source pipeline, for a run and a validation
+/// alike (its own samplesheets are its inputs; no fixture stands for
+/// them): every relative path the schema says must exist is resolved
+/// against the project folder, as readiness checked it.
+pub fn source_configuration(
+    package: &CompiledPackage,
+    node_id: &str,
+    binding: &SourceBinding,
+    project_root: &Path,
+) -> Result<Configuration, RunnerError> {
+    let (mut params, packaged_digest) = packaged_params(package)?;
+    let mut overrides = Vec::new();
+    if let Some(values) = params.as_object_mut() {
+        for spec in binding.params.iter().filter(|p| p.must_exist()) {
+            let Some(path) = values.get_mut(&spec.name) else {
+                continue;
+            };
+            let Some(text) = path.as_str() else { continue };
+            if Path::new(text).is_absolute() {
+                continue;
+            }
+            let resolved = Value::String(project_root.join(text).display().to_string());
+            overrides.push(ParameterOverride {
+                scope: "params".into(),
+                node_id: node_id.to_owned(),
+                param: spec.name.clone(),
+                packaged: path.clone(),
+                used: resolved.clone(),
+                reason: "a relative path the pipeline reads is resolved against the project \
+                         folder, because the run launches from its own directory"
+                    .into(),
+            });
+            *path = resolved;
         }
     }
     Ok(configuration(params, packaged_digest, overrides))

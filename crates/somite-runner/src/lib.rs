@@ -8,7 +8,8 @@
 //! cancellation stops every process it started. Progress comes from
 //! Nextflow's trace file mapped through `node-map.json`. A validation is
 //! the same run on small content-addressed fixtures and ends with a
-//! write-once evidence receipt for the exact graph revision.
+//! write-once evidence receipt for the exact graph revision; for a pinned
+//! source pipeline it is the frozen package's Nextflow `-preview`.
 //!
 //! [`Supervisor`] is the entry point: open it once per project inside the
 //! Tokio runtime, then [`start_run`](Supervisor::start_run),

@@ -8,6 +8,12 @@
 //! the command succeeded and every tool node is seen done or cached in the
 //! trace; a run that succeeded but left a node unobserved is
 //! `inconclusive`, never `passed`.
+//!
+//! A source pipeline is validated by Nextflow's `-preview` of its frozen
+//! package instead, a narrower claim: its receipt carries
+//! [`SourcePreview`] (the pinned commit and tree digest, and in words what
+//! a pass does and does not prove), `passed` means the preview succeeded,
+//! and its node is `not_run`, because no task ran.
 
 use crate::limits::MAX_RECEIPT_ARTIFACTS;
 use crate::status::NodeState;
@@ -15,10 +21,10 @@ use crate::trace::{Ending, NodeTasks};
 use somite_project::evidence::{
     DigestedFile, EdgeResult, FixtureBinding, ItemResult, NodeResult, RECEIPT_SCHEMA,
     RECEIPT_SCHEMA_VERSION, Receipt, ReceiptConfiguration, ReceiptResult, ReceiptSubject,
-    UnexercisedNode, Verifier,
+    SourcePreview, UnexercisedNode, Verifier,
 };
 use somite_workflow::Revision;
-use somite_workflow::compile::{NodeMap, TRACE_FILE};
+use somite_workflow::compile::{ClosureSource, NodeMap, TRACE_FILE};
 use somite_workflow::graph::Edge;
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -48,6 +54,28 @@ pub struct ValidationRecord<'a> {
     /// Logs captured outside the launch directory (stdout, stderr).
     pub captured_logs: Vec<DigestedFile>,
     pub recorded_at: String,
+    /// Set when the validation was the `-preview` of a source pipeline.
+    pub source_preview: Option<SourcePreview>,
+}
+
+/// What a passing `-preview` shows.
+pub const PREVIEW_PROVES: &str = "the pinned pipeline parses and its DAG resolves: Nextflow \
+    compiled the frozen package's pipeline with these parameters and its configuration, and \
+    wired its processes and channels (`nextflow run -preview`, offline)";
+/// What a passing `-preview` does not show.
+pub const PREVIEW_DOES_NOT_PROVE: &str = "no task ran: no process environment was installed \
+    or used, no tool was executed, no input was read by a process, and no output was produced \
+    or checked";
+
+/// The preview evidence of the pinned source `source` of a run closure.
+pub fn source_preview(source: &ClosureSource) -> SourcePreview {
+    SourcePreview {
+        repository: source.repository.clone(),
+        commit: source.commit.clone(),
+        tree_digest: source.tree_digest.clone(),
+        proves: PREVIEW_PROVES.into(),
+        does_not_prove: PREVIEW_DOES_NOT_PROVE.into(),
+    }
 }
 
 /// The unsealed receipt of a validation; [`somite_project::evidence::record`]
@@ -116,7 +144,10 @@ pub fn build(record: ValidationRecord<'_>) -> Receipt {
                     .unwrap_or_else(|| "the validation run did not succeed".into()),
             ),
         ),
-        Ending::Succeeded if unobserved.is_empty() => (ReceiptResult::Passed, None),
+        // A preview runs no task: its claim is the command's success alone.
+        Ending::Succeeded if unobserved.is_empty() || record.source_preview.is_some() => {
+            (ReceiptResult::Passed, None)
+        }
         Ending::Succeeded => (
             ReceiptResult::Inconclusive,
             Some(format!(
@@ -169,6 +200,7 @@ pub fn build(record: ValidationRecord<'_>) -> Receipt {
         edges,
         artifacts,
         logs,
+        source_preview: record.source_preview,
     }
 }
 

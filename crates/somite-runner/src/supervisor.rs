@@ -19,6 +19,14 @@
 //! change is republished durably to the run's record, sent to long-polling
 //! readers through a `watch` channel and to subscribers (the activity
 //! feed) through a `broadcast` channel.
+//!
+//! A source workflow (one pinned `workflow.source` node) goes through the
+//! same steps with two differences: its parameters (its own samplesheets,
+//! no fixture stands for them) keep their values, relative paths resolved
+//! against the project folder, and its validation runs the package's
+//! `preview` task (Nextflow `-preview`: the pipeline compiles and its DAG
+//! resolves, no task runs), whose receipt says so and names the pinned
+//! commit and tree digest.
 
 use crate::error::{RunnerError, run_failure};
 use crate::launch::{self, BoundFixture, Configuration};
@@ -34,14 +42,14 @@ use serde_json::json;
 use somite_project::compiled::{self, PixiOutcome, Toolchain};
 use somite_project::durable::{self, DurableError};
 use somite_project::evidence::{
-    self, DigestedFile, EvidenceLookup, ReceiptConfiguration, UnexercisedNode,
+    self, DigestedFile, EvidenceLookup, ReceiptConfiguration, SourcePreview, UnexercisedNode,
 };
 use somite_project::records::{Lookup, Records};
 use somite_project::toolchain::find_on_path;
 use somite_project::{Layout, Project};
 use somite_workflow::SomiteError;
 use somite_workflow::canonical::{is_revision, revision_of};
-use somite_workflow::compile::{NodeMap, PROFILES, TRACE_FILE};
+use somite_workflow::compile::{NodeMap, PREVIEW_TASK, PROFILES, TRACE_FILE};
 use somite_workflow::graph::Edge;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -58,6 +66,9 @@ use tokio::sync::{broadcast, watch};
 pub struct RunnerToolchain {
     pixi: Option<PathBuf>,
     env: BTreeMap<OsString, OsString>,
+    /// The store of pinned source trees a source workflow compiles from;
+    /// the environment's user cache when unset.
+    source_cache: Option<PathBuf>,
 }
 
 impl RunnerToolchain {
@@ -65,7 +76,7 @@ impl RunnerToolchain {
     pub fn from_path() -> RunnerToolchain {
         RunnerToolchain {
             pixi: find_on_path("pixi"),
-            env: BTreeMap::new(),
+            ..RunnerToolchain::default()
         }
     }
 
@@ -73,7 +84,7 @@ impl RunnerToolchain {
     pub fn with_pixi(path: impl Into<PathBuf>) -> RunnerToolchain {
         RunnerToolchain {
             pixi: Some(path.into()),
-            env: BTreeMap::new(),
+            ..RunnerToolchain::default()
         }
     }
 
@@ -90,8 +101,24 @@ impl RunnerToolchain {
         self
     }
 
+    /// Compiles source workflows from the pinned trees in `cache_dir`.
+    #[must_use]
+    pub fn with_source_cache(mut self, cache_dir: impl Into<PathBuf>) -> Self {
+        self.source_cache = Some(cache_dir.into());
+        self
+    }
+
     pub fn pixi(&self) -> Option<&Path> {
         self.pixi.as_deref()
+    }
+
+    /// The compile toolchain of a launch: this Pixi and source store.
+    fn compile_toolchain(&self, pixi: &Path) -> Toolchain {
+        let toolchain = Toolchain::with_pixi(pixi);
+        match &self.source_cache {
+            Some(cache) => toolchain.with_source_cache(cache),
+            None => toolchain,
+        }
     }
 
     fn usable_pixi(&self) -> Result<&Path, RunnerError> {
@@ -203,6 +230,11 @@ struct LaunchPlan {
     edges: Vec<Edge>,
     /// The command as a receipt shows it: `pixi` and launch-relative paths.
     shown_command: Vec<String>,
+    /// The package task the command runs (`run`, or `preview`).
+    task: &'static str,
+    /// For a validation of a source pipeline: what its `-preview` is
+    /// evidence of.
+    source_preview: Option<SourcePreview>,
 }
 
 impl Supervisor {
@@ -366,8 +398,16 @@ impl Supervisor {
             RunKind::Validation => "validate",
         };
         project.assess_graph().gate(action)?;
+        // A source pipeline reads its own samplesheets: no fixture stands
+        // for them, and its validation is the frozen package's `-preview`.
+        let source = document
+            .source_node()
+            .and_then(|n| Some((n.id.as_str(), n.source()?)));
         let (bound, substitution) = match kind {
             RunKind::Run => (Vec::new(), launch::Substitution::default()),
+            RunKind::Validation if source.is_some() => {
+                (Vec::new(), launch::Substitution::default())
+            }
             RunKind::Validation => {
                 // Downloads cannot run offline: fixtures stand in for them.
                 let substitution = launch::substitution(document, project.catalog());
@@ -378,7 +418,7 @@ impl Supervisor {
         let pixi = self.inner.toolchain.usable_pixi()?.to_owned();
         let compiled = compiled::compile_substituted(
             project,
-            &Toolchain::with_pixi(&pixi),
+            &self.inner.toolchain.compile_toolchain(&pixi),
             &substitution.node_ids(),
         )?;
         if let PixiOutcome::Failed { step, detail } = &compiled.pixi {
@@ -399,9 +439,12 @@ impl Supervisor {
                 ))
             })?;
         let layout = &self.inner.layout;
-        let configuration = match kind {
-            RunKind::Run => launch::run_configuration(&package, layout.root())?,
-            RunKind::Validation => {
+        let configuration = match (source, kind) {
+            (Some((node_id, binding)), _) => {
+                launch::source_configuration(&package, node_id, binding, layout.root())?
+            }
+            (None, RunKind::Run) => launch::run_configuration(&package, layout.root())?,
+            (None, RunKind::Validation) => {
                 launch::validation_configuration(&package, &bound, &layout.fixtures(), |node| {
                     document.node(node).map(|n| n.operator_id.clone())
                 })?
@@ -411,13 +454,30 @@ impl Supervisor {
         let run_id = store::new_run_id(key);
         let run_dir = store::run_dir(layout, &run_id);
         let launch_dir = store::launch_dir(layout, &run_id);
+        let source_preview = match kind {
+            RunKind::Validation => package
+                .run_closure()
+                .source
+                .as_ref()
+                .map(receipt::source_preview),
+            RunKind::Run => None,
+        };
+        let task: &[&str] = match source_preview {
+            Some(_) => &[PREVIEW_TASK],
+            None => &["run", &profile],
+        };
         let (launch, shown_command) = launch_command(
             pixi,
             &launch_dir,
             &run_dir,
-            &profile,
+            task,
             process::child_environment(&self.inner.toolchain.env),
         );
+        let task = if source_preview.is_some() {
+            PREVIEW_TASK
+        } else {
+            "run"
+        };
 
         let states = trace::live_states(&node_map, &BTreeMap::new(), false);
         let status = RunStatus {
@@ -484,6 +544,8 @@ impl Supervisor {
             node_map,
             edges: document.edges.clone(),
             shown_command,
+            task,
+            source_preview,
         });
         self.inner
             .runtime
@@ -665,7 +727,8 @@ async fn supervise(inner: Arc<Inner>, run: Arc<RunHandle>, plan: Arc<LaunchPlan>
     };
     trace::settle(&mut states, ending);
     let exit_code = exit.as_ref().ok().and_then(ExitStatus::code);
-    let failure = (ending == Ending::Failed).then(|| describe_failure(&exit, &states, &tasks));
+    let failure =
+        (ending == Ending::Failed).then(|| describe_failure(plan.task, &exit, &states, &tasks));
 
     let mut receipt = None;
     let mut record_error = None;
@@ -702,6 +765,7 @@ async fn supervise(inner: Arc<Inner>, run: Arc<RunHandle>, plan: Arc<LaunchPlan>
                 outdir: &plan.configuration.outdir,
                 captured_logs: logs,
                 recorded_at: timestamp::now(),
+                source_preview: plan.source_preview.clone(),
             });
             evidence::record(&layout, unsealed)
         })
@@ -741,20 +805,21 @@ async fn supervise(inner: Arc<Inner>, run: Arc<RunHandle>, plan: Arc<LaunchPlan>
     });
 }
 
-/// `pixi run --frozen --manifest-path <launch>/pixi.toml run <profile>`,
-/// exactly as an exported package is run, and the same command as a
-/// receipt shows it (a bare `pixi` and launch-relative paths).
+/// `pixi run --frozen --manifest-path <launch>/pixi.toml <task...>` (the
+/// task `run <profile>`, or a source package's `preview`), exactly as an
+/// exported package is run, and the same command as a receipt shows it (a
+/// bare `pixi` and launch-relative paths).
 fn launch_command(
     pixi: PathBuf,
     launch_dir: &Path,
     run_dir: &Path,
-    profile: &str,
+    task: &[&str],
     env: somite_process::Environment,
 ) -> (Launch, Vec<String>) {
-    let task = ["run", profile];
+    let task = task.iter().copied();
     let mut args: Vec<OsString> = vec!["run".into(), "--frozen".into(), "--manifest-path".into()];
     args.push(launch_dir.join("pixi.toml").into_os_string());
-    args.extend(task.iter().map(OsString::from));
+    args.extend(task.clone().map(OsString::from));
     let shown = ["pixi", "run", "--frozen", "--manifest-path", "pixi.toml"]
         .into_iter()
         .chain(task)
@@ -794,6 +859,7 @@ fn captured_log(capture: &LogCapture) -> DigestedFile {
 
 /// The `run_failed` envelope: the exit, and the nodes that failed.
 fn describe_failure(
+    task: &str,
     exit: &std::io::Result<ExitStatus>,
     states: &BTreeMap<String, NodeState>,
     tasks: &BTreeMap<String, NodeTasks>,
@@ -821,7 +887,7 @@ fn describe_failure(
             }
         })
         .collect();
-    let mut message = format!("`pixi run --frozen run` {how}");
+    let mut message = format!("`pixi run --frozen {task}` {how}");
     if !failed.is_empty() {
         message.push_str(&format!("; failed: {}", failed.join(", ")));
     }

@@ -195,16 +195,22 @@ pub async fn start(config: &ServerConfig, project: Project) -> std::io::Result<R
     }
     let listener = TcpListener::bind(config.address).await?;
     let address = listener.local_addr()?;
-    let runner_toolchain = match &config.pixi {
+    let mut runner_toolchain = match &config.pixi {
         Some(pixi) => somite_runner::RunnerToolchain::with_pixi(pixi),
         None => somite_runner::RunnerToolchain::without_pixi(),
     };
-    let runner = somite_runner::Supervisor::open(project.layout().root(), runner_toolchain)
-        .map_err(|e| std::io::Error::other(somite_workflow::SomiteError::from(e).to_string()))?;
-    let compile_toolchain = match &config.pixi {
+    let mut compile_toolchain = match &config.pixi {
         Some(pixi) => somite_project::compiled::Toolchain::with_pixi(pixi),
         None => somite_project::compiled::Toolchain::without_pixi(),
     };
+    // Compile, Run and Validate read pinned trees from the store the source
+    // routes resolve into (the environment's user cache unless configured).
+    if let Some(sources) = &config.sources {
+        runner_toolchain = runner_toolchain.with_source_cache(&sources.cache_dir);
+        compile_toolchain = compile_toolchain.with_source_cache(&sources.cache_dir);
+    }
+    let runner = somite_runner::Supervisor::open(project.layout().root(), runner_toolchain)
+        .map_err(|e| std::io::Error::other(somite_workflow::SomiteError::from(e).to_string()))?;
     // The resource store comes from the environment (SOMITE_RESOURCE_DIR,
     // the platform data folder); without one, the resource routes say why.
     let resources = somite_resource::ResourceConfig::from_env(|name| std::env::var(name).ok())

@@ -988,7 +988,8 @@ fn source_derived(node: &Node, field: String, place: GraphEvidence) -> Evidence 
 /// required parameter without a value, a path parameter whose file is not
 /// there, and — unlike a native node — a process that declares no Conda
 /// environment, because Somite runs processes in Pixi environments and
-/// never falls back to a container silently.
+/// never falls back to a container silently (an `exec:` process runs
+/// inside Nextflow and needs none).
 fn assess_source(
     node: &Node,
     binding: &SourceBinding,
@@ -1057,7 +1058,7 @@ fn assess_source(
         items.push(it);
     }
     for (index, process) in binding.processes.iter().enumerate() {
-        if process.environment.is_some() {
+        if process.environment.is_some() || process.exec {
             continue;
         }
         let mut it = item(

@@ -323,9 +323,15 @@ pub struct SourceProcess {
     pub name: String,
     pub file: String,
     pub line: u32,
-    /// The `environment.yml` the process runs in, relative to the tree;
-    /// none when it declares no Conda environment.
+    /// The file declaring the Conda environment the process runs in,
+    /// relative to the tree: an `environment.yml`, or the process's own
+    /// script when its `conda` directive lists the packages inline; none
+    /// when it declares no Conda environment.
     pub environment: Option<String>,
+    /// An `exec:` process: Groovy run inside Nextflow itself, so it needs
+    /// no environment of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exec: bool,
 }
 
 impl SourceBinding {

@@ -485,6 +485,16 @@ export const evidenceReceipt = z.object({
   reason: z.nullable(z.string()),
   exit_code: z.nullable(z.int()),
   unexercised: z._default(z.array(unexercisedNode), []),
+  /** A pinned source pipeline's validation: its Nextflow `-preview`, and what that proves. */
+  source_preview: z.optional(
+    z.object({
+      repository: z.string(),
+      commit: z.string(),
+      tree_digest: revision,
+      proves: z.string(),
+      does_not_prove: z.string(),
+    }),
+  ),
 });
 
 export const evidenceLookup = z.object({

@@ -191,6 +191,20 @@ describe("evidenceVerdict: validated only on the evidence's word", () => {
     expect(evidenceVerdict(view({ ...passed, receipts: [receipt("passed", REV_B)] }), REV_A).validated).toBe(false);
   });
 
+  it("says that a source pipeline's preview ran no task", () => {
+    const preview = {
+      repository: "nf-core/demo",
+      commit: "04060b4644d68649180db796e89a3db2a466a8d8",
+      tree_digest: REV_B,
+      proves: "the pinned pipeline parses and its DAG resolves",
+      does_not_prove: "no task ran",
+    };
+    const passed = { graph_revision: REV_A, validated: true, receipts: [{ ...receipt("passed"), source_preview: preview }], problems: [] };
+    const verdict = evidenceVerdict(view(passed), REV_A);
+    expect(verdict).toMatchObject({ validated: true, label: "Validated by preview", tone: "success" });
+    expect(verdict.detail).toContain("nf-core/demo@04060b4: the pinned pipeline parses and its DAG resolves; no task ran.");
+  });
+
   it("says why a validation did not pass", () => {
     const inconclusive = view({ graph_revision: REV_A, validated: false, receipts: [receipt("inconclusive", REV_A, "no finished task for trim")], problems: [] });
     expect(evidenceVerdict(inconclusive, REV_A)).toMatchObject({ validated: false, label: "Validation inconclusive", detail: "no finished task for trim" });

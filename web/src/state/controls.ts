@@ -341,6 +341,16 @@ export function evidenceVerdict(evidence: EvidenceView | undefined, graphRevisio
   const ofRevision = lookup.receipts.filter((r) => r.subject.graph_revision === graphRevision);
   const passed = ofRevision.find((r) => r.result === "passed");
   if (lookup.validated && lookup.graph_revision === graphRevision && passed) {
+    const preview = passed.source_preview;
+    if (preview) {
+      // A preview is a narrower claim than a fixture run: say which.
+      return {
+        validated: true,
+        label: "Validated by preview",
+        detail: `Nextflow -preview of ${preview.repository}@${preview.commit.slice(0, 7)}: ${preview.proves}; ${preview.does_not_prove}. Receipt ${shortDigest(passed.digest)} · ${passed.recorded_at}`,
+        tone: "success",
+      };
+    }
     return { validated: true, label: "Validated", detail: `Receipt ${shortDigest(passed.digest)} · ${passed.recorded_at}`, tone: "success" };
   }
   const latest = ofRevision.at(-1);

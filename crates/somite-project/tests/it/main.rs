@@ -11,5 +11,6 @@ mod attach;
 mod compile;
 mod crash;
 mod export;
+mod pixi_schema;
 mod source;
 mod transactions;

@@ -21,16 +21,16 @@ fn fixture(commit: &str, name: &str) -> PathBuf {
         .join(format!("nf-core-{name}-{commit}.tar.gz"))
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     _dirs: (tempfile::TempDir, tempfile::TempDir),
-    cache: PathBuf,
-    project: Project,
+    pub(crate) cache: PathBuf,
+    pub(crate) project: Project,
     store: SourceStore,
-    binding: SourceBinding,
+    pub(crate) binding: SourceBinding,
 }
 
 /// An empty project and nf-core/demo 1.0.1 in a fresh source store.
-fn demo() -> Fixture {
+pub(crate) fn demo() -> Fixture {
     let project_dir = tempfile::tempdir().unwrap();
     let cache_dir = tempfile::tempdir().unwrap();
     let store = SourceStore::new(SourceConfig::new(cache_dir.path())).unwrap();
@@ -221,7 +221,7 @@ fn parameters_are_typed_and_readiness_reports_them_like_native_nodes() {
     );
 }
 
-fn ready(f: &mut Fixture) {
+pub(crate) fn ready(f: &mut Fixture) {
     place(f, "resolve-0001").unwrap();
     std::fs::write(
         f.project.layout().root().join("samplesheet.csv"),
@@ -527,7 +527,7 @@ fn every_schema_constraint_of_demo_is_refused_with_its_code() {
 }
 
 /// nf-core/fetchngs 1.12.0 placed on an empty canvas.
-fn fetchngs() -> Fixture {
+pub(crate) fn fetchngs() -> Fixture {
     const FETCHNGS: &str = "8ec2d934f9301c818d961b1e4fdf7fc79610bdc5";
     let project_dir = tempfile::tempdir().unwrap();
     let cache_dir = tempfile::tempdir().unwrap();
@@ -707,4 +707,83 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
         edit(&mut f, "revert-0002", json!([{"op": "revert_variant"}])),
         Err(ErrorCode::NotAVariant)
     );
+}
+
+/// fetchngs placed, its ids file and `outdir` set.
+pub(crate) fn ready_fetchngs() -> Fixture {
+    let mut f = fetchngs();
+    std::fs::write(f.project.layout().root().join("ids.csv"), "SRR0000001\n").unwrap();
+    set(&mut f, "param-0001", "input", json!("ids.csv")).unwrap();
+    set(&mut f, "param-0002", "outdir", json!("results")).unwrap();
+    f
+}
+
+#[test]
+fn compile_freezes_fetchngs_with_one_environment_per_process_environment() {
+    let f = ready_fetchngs();
+    let assessment = f.project.assess_graph();
+    assert_eq!(
+        assessment.state,
+        AssessmentState::Ready,
+        "{:?}",
+        assessment.items
+    );
+    let toolchain = Toolchain::without_pixi().with_source_cache(&f.cache);
+    let package = compiled::compile(&f.project, &toolchain).unwrap().package;
+    let source = package.run_closure().source.clone().unwrap();
+    assert_eq!(source.repository, "nf-core/fetchngs");
+    assert_eq!(source.tree_digest, f.binding.tree_digest);
+    let text = |path: &str| String::from_utf8(package.file(path).unwrap().bytes.clone()).unwrap();
+    let pixi = text("pixi.toml");
+    let parsed: toml::Value = toml::from_str(&pixi).unwrap();
+    let distinct: std::collections::BTreeSet<&str> = f
+        .binding
+        .processes
+        .iter()
+        .filter_map(|p| p.environment.as_deref())
+        .collect();
+    assert_eq!(
+        parsed["environments"].as_table().unwrap().len(),
+        distinct.len()
+    );
+    // Every process activates its environment, those whose `conda` lists
+    // packages inline too; an `exec:` process runs inside Nextflow.
+    let config = text("somite.config");
+    for process in &f.binding.processes {
+        assert_eq!(
+            config.contains(&format!("withName: '{}", process.name)),
+            !process.exec,
+            "{process:?}"
+        );
+    }
+    let runinfo = f
+        .binding
+        .processes
+        .iter()
+        .find(|p| p.name == "SRA_IDS_TO_RUNINFO")
+        .unwrap();
+    assert_eq!(
+        runinfo.environment.as_deref(),
+        Some("modules/local/sra_ids_to_runinfo/main.nf")
+    );
+    assert!(
+        f.binding
+            .processes
+            .iter()
+            .any(|p| p.name == "SRA_TO_SAMPLESHEET" && p.exec && p.environment.is_none())
+    );
+    // The pinned tree is in the package whole; the snapshot lists the rest.
+    let tree = package
+        .files()
+        .filter(|f| f.path.starts_with("pipeline/"))
+        .count();
+    assert!(tree > 100, "{tree} files of the pipeline");
+    let files: Vec<&str> = package
+        .files()
+        .map(|f| f.path.as_str())
+        .filter(|p| !p.starts_with("pipeline/"))
+        .collect();
+    insta::assert_debug_snapshot!("fetchngs_package_files", files);
+    insta::assert_snapshot!("fetchngs_pixi_toml", pixi);
+    insta::assert_snapshot!("fetchngs_somite_config", config);
 }

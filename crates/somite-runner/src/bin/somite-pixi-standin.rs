@@ -18,6 +18,13 @@
 //!   per task, flushed as they happen), writes each node's declared outputs
 //!   under `<outdir>/<node>/`, and exits 0, or 1 with Nextflow's error
 //!   lines on stderr. On SIGTERM it writes ABORTED rows and exits 143.
+//! - `run --frozen --manifest-path M preview` (a source package's task):
+//!   refuses without `pixi.lock` or a `preview` task in `M`, then acts like
+//!   `nextflow run pipeline -preview`, which compiles the script and
+//!   resolves its DAG but runs no process: it needs `pipeline/main.nf`,
+//!   checks each parameter the pipeline's `nextflow_schema.json` marks
+//!   `exists: true` the way nf-schema does (relative to the launch folder),
+//!   and exits 0 without writing a trace row, a `work/` task or an output.
 //!
 //! Behaviour is chosen through the environment (the supervisor passes it
 //! on through `RunnerToolchain::with_env`):
@@ -27,6 +34,8 @@
 //! - `SOMITE_STANDIN_STEP_MS=N`: the pause between trace rows (default 30);
 //! - `SOMITE_STANDIN_FAIL_NODE=ID`: that node's task fails with exit 1;
 //! - `SOMITE_STANDIN_CACHED=1`: every task is reported CACHED;
+//! - `SOMITE_STANDIN_SCRIPT_ERROR=1`: the pipeline does not compile, so a
+//!   preview exits 1 with Nextflow's compilation error;
 //! - `SOMITE_STANDIN_HANG=1`: the first task keeps running until a signal;
 //! - `SOMITE_STANDIN_GRANDCHILD_PID_FILE=FILE`: start a grandchild in the
 //!   same process group that ignores SIGTERM and writes its pid to FILE, to
@@ -322,14 +331,15 @@ async fn run(args: &[&str]) -> ExitCode {
         .skip(1)
         .copied()
         .collect();
-    match after_manifest.as_slice() {
+    let preview = match after_manifest.as_slice() {
+        ["preview"] => true,
         ["run"]
         | [
             "run",
             "local" | "slurm" | "awsbatch" | "google-batch" | "k8s",
-        ] => {}
+        ] => false,
         other => return fail(2, &format!("stand-in: unsupported task {other:?}")),
-    }
+    };
     let package = Path::new(manifest)
         .parent()
         .unwrap_or(Path::new("."))
@@ -339,6 +349,9 @@ async fn run(args: &[&str]) -> ExitCode {
             1,
             "Error:   × lock-file not found, cannot continue with --frozen",
         );
+    }
+    if preview {
+        return preview_pipeline(&package);
     }
     if let Some(pid_file) = std::env::var_os(EnvVars::SOMITE_STANDIN_GRANDCHILD_PID_FILE) {
         let spawned = std::env::current_exe().and_then(|exe| {
@@ -430,4 +443,65 @@ async fn run(args: &[&str]) -> ExitCode {
     }
     println!("Completed tasks: {}", tasks.len());
     ExitCode::SUCCESS
+}
+
+/// `nextflow run pipeline -preview`: the script compiles, the parameters
+/// validate, the DAG resolves, and no process runs.
+fn preview_pipeline(package: &Path) -> ExitCode {
+    let manifest = fs::read_to_string(package.join("pixi.toml")).unwrap_or_default();
+    if !manifest.lines().any(|l| l.trim() == "[tasks.preview]") {
+        return fail(1, "Error:   × could not find the task 'preview'");
+    }
+    println!("N E X T F L O W  ~  version 26.04.6 (stand-in)");
+    let script = package.join("pipeline/main.nf");
+    if !script.is_file() {
+        return fail(1, "ERROR ~ Cannot find script file: pipeline/main.nf");
+    }
+    println!("Launching `pipeline/main.nf` [stand-in] DSL2 - revision: preview");
+    if std::env::var(EnvVars::SOMITE_STANDIN_SCRIPT_ERROR).is_ok_and(|v| v == "1") {
+        return fail(
+            1,
+            "ERROR ~ Script compilation failed\n\n-- Check script 'pipeline/main.nf' at line: 1",
+        );
+    }
+    let params = match read_json(&package.join("params.json")) {
+        Ok(params) => params,
+        Err(e) => return fail(1, &format!("ERROR ~ Cannot read params file: {e}")),
+    };
+    let schema = read_json(&package.join("pipeline/nextflow_schema.json")).unwrap_or_default();
+    let missing: Vec<String> = must_exist(&schema)
+        .into_iter()
+        .filter_map(|name| {
+            let value = params[name.as_str()].as_str()?;
+            (!package.join(value).exists()).then(|| {
+                format!("* --{name} ({value}): the file or directory '{value}' does not exist")
+            })
+        })
+        .collect();
+    if !missing.is_empty() {
+        return fail(
+            1,
+            &format!(
+                "ERROR ~ Validation of pipeline parameters failed!\n\n{}",
+                missing.join("\n")
+            ),
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+/// The parameters `schema` marks `exists: true`, in its draft-07
+/// `definitions` or 2020-12 `$defs` groups or at the top level.
+fn must_exist(schema: &Value) -> Vec<String> {
+    let groups = ["definitions", "$defs"]
+        .iter()
+        .filter_map(|key| schema[*key].as_object())
+        .flat_map(|groups| groups.values())
+        .chain(std::iter::once(schema));
+    groups
+        .filter_map(|group| group["properties"].as_object())
+        .flatten()
+        .filter(|(_, spec)| spec["exists"] == json!(true))
+        .map(|(name, _)| name.clone())
+        .collect()
 }

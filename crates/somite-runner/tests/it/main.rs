@@ -12,5 +12,6 @@ mod proofs;
 mod real_toolchain;
 mod restart;
 mod runs;
+mod source_preview;
 mod validation;
 mod workshop;

@@ -37,7 +37,7 @@ pub use documents::{NodeMap, NodeMapEntry, PACKAGED_TITLE};
 pub use manifest::{ManifestEntry, PackageManifest};
 pub use pixi::CHANNELS;
 pub use source::{
-    PIPELINE_DIR, SOURCE_CONFIG, SOURCE_PROFILES, SourceEnvironment, SourceInputs,
+    PIPELINE_DIR, PREVIEW_TASK, SOURCE_CONFIG, SOURCE_PROFILES, SourceEnvironment, SourceInputs,
     SourceProcessRun, compile_source,
 };
 pub use task::{TaskEnv, TaskInput, TaskOutput, TaskScript, task_script};

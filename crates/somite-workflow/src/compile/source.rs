@@ -4,7 +4,8 @@
 //! so there is no `main.nf` to generate: the package carries the pinned tree
 //! under `pipeline/`, byte for byte, and wraps it the way native packages
 //! are wrapped — `pixi.toml` pins Nextflow and OpenJDK in the default
-//! environment, and every distinct Conda `environment.yml` a process names
+//! environment, and every distinct Conda environment a process declares (an
+//! `environment.yml`, or packages its `conda` directive lists inline)
 //! becomes a feature and an environment of its own in the same manifest, so
 //! one `pixi.lock` freezes every tool.
 //!
@@ -16,6 +17,10 @@
 //! Pixi-native activation. Conda, every container engine, Wave and Fusion
 //! are switched off, so a process never runs in a container silently (the
 //! readiness refuses a process without an environment before compile).
+//!
+//! `node-map.json` makes the source node the run's one node, and the
+//! manifest's `preview` task is what a validation runs: `-preview` proves
+//! the pinned pipeline parses and its DAG resolves, no more.
 //!
 //! Like the native compiler this is pure: the caller reads and verifies the
 //! tree and the environment files and hands them in.
@@ -31,9 +36,11 @@ use crate::assessment::Assessment;
 use crate::canonical::digest_bytes;
 use crate::compile::closure::ClosureSource;
 use crate::compile::pixi::CHANNELS;
+use crate::compile::{NodeMap, NodeMapEntry};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::graph::WorkflowDocument;
-use crate::source::SourceBinding;
+use crate::operator::OperatorKind;
+use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -43,11 +50,16 @@ pub const PIPELINE_DIR: &str = "pipeline";
 pub const SOURCE_CONFIG: &str = "somite.config";
 /// The executor profiles a source package adds to the pipeline's own.
 pub const SOURCE_PROFILES: [&str; 2] = ["local", "slurm"];
+/// The package task a validation runs: `nextflow run -preview`, which
+/// compiles the script and resolves its DAG without running any task, so
+/// it needs no process environment installed and no network.
+pub const PREVIEW_TASK: &str = "preview";
 
-/// One `environment.yml` of the pipeline, as read from the verified tree.
+/// One Conda environment of the pipeline, as read from the verified tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceEnvironment {
-    /// Its path in the tree.
+    /// The file declaring it: an `environment.yml`, or a script whose
+    /// `conda` directive lists the packages inline.
     pub file: String,
     /// Its `dependencies`, as Conda match specs.
     pub dependencies: Vec<String>,
@@ -61,7 +73,7 @@ pub struct SourceProcessRun {
     pub name: String,
     /// Every name the process is called by: its own and the aliases.
     pub selectors: Vec<String>,
-    /// The `environment.yml` it activates.
+    /// The file declaring the environment it activates.
     pub environment: String,
 }
 
@@ -150,6 +162,10 @@ pub fn compile_source(
     );
     add("params.json", pretty(&node.params));
     add(
+        "node-map.json",
+        pretty(&source_node_map(&node.id, binding, &graph_revision)),
+    );
+    add(
         "workflow.somite.json",
         pretty(&super::documents::semantic_document(
             doc,
@@ -206,7 +222,30 @@ pub fn compile_source(
     CompiledPackage::seal(files, closure)
 }
 
-/// One environment per distinct `environment.yml` a process uses, named
+/// The source node as the one node of the run: every call of the pipeline
+/// (the trace names a task by its fully qualified process, which is the
+/// invocation id) counts towards it, so a run's progress and a
+/// validation's node result read the trace like a native package's.
+fn source_node_map(node_id: &str, binding: &SourceBinding, graph_revision: &str) -> NodeMap {
+    NodeMap {
+        graph_revision: graph_revision.to_owned(),
+        nodes: vec![NodeMapEntry {
+            node_id: node_id.to_owned(),
+            operator_id: SOURCE_OPERATOR_ID.to_owned(),
+            kind: OperatorKind::External,
+            process: Some(binding.repository.clone()),
+            publish_dir: None,
+            substituted: false,
+        }],
+        processes: binding
+            .invocations
+            .iter()
+            .map(|i| (i.id.clone(), node_id.to_owned()))
+            .collect(),
+    }
+}
+
+/// One environment per distinct file declaring a process's environment, named
 /// after its folder, sorted by name.
 fn environments(inputs: &SourceInputs) -> Result<Vec<Environment<'_>>> {
     let mut used: Vec<&str> = inputs
@@ -393,7 +432,12 @@ fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<
          args = [{{ arg = \"profile\", default = \"local\", choices = {} }}]\n\
          depends-on = [\"install-tools\"]\n\
          description = \"Run the pinned pipeline (profile: local by default)\"\n\n\
-         # One feature and environment per distinct environment.yml of the pipeline.\n",
+         # What Validate runs: Nextflow compiles the pipeline and resolves its DAG, no task runs.\n\
+         [tasks.{PREVIEW_TASK}]\n\
+         cmd = \"nextflow run {PIPELINE_DIR} -c {SOURCE_CONFIG} -params-file params.json -profile local -preview\"\n\
+         env = {{ NXF_OFFLINE = \"true\" }}\n\
+         description = \"Check that the pinned pipeline parses and its DAG resolves, running no task\"\n\n\
+         # One feature and environment per distinct Conda environment of the pipeline.\n",
         binding.repository,
         binding.commit,
         binding.tree_digest,
@@ -509,11 +553,13 @@ fn readme(binding: &SourceBinding) -> String {
          `{commit}` with tree digest `{digest}`.\n\n\
          - `{PIPELINE_DIR}/` is the pipeline exactly as pinned.\n\
          - `pixi.toml` pins Nextflow {TARGET_NEXTFLOW} and OpenJDK {TARGET_OPENJDK}, and one\n  \
-         environment per Conda `environment.yml` of the pipeline; `pixi.lock` freezes them.\n\
+         environment per Conda environment of the pipeline; `pixi.lock` freezes them.\n\
          - `{SOURCE_CONFIG}` activates each process's environment and turns containers off.\n\
          - `params.json` holds the parameters set in Somite.\n\n\
          Run it with `pixi run --frozen run` (profile `local`) or\n\
-         `pixi run --frozen run slurm`.\n",
+         `pixi run --frozen run slurm`. `pixi run --frozen {PREVIEW_TASK}` is what Somite's\n\
+         Validate runs: Nextflow's `-preview` parses the pipeline and resolves its DAG,\n\
+         offline, without running any task.\n",
         name = binding.name,
         repository = binding.repository,
         commit = binding.commit,

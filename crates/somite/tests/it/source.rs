@@ -393,3 +393,152 @@ async fn the_cli_edits_and_promotes_a_resolved_source() {
     assert!(document.node("fastqc").is_some());
     assert!(document.variant_origin.is_some());
 }
+
+/// Validate on a resolved nf-core/demo, through the runtime both ways the
+/// product starts one: the web's `POST /api/validations` and the agent's
+/// `somite.validation.start`. Both reach the supervisor's `-preview` of the
+/// frozen package (the Pixi stand-in plays it) with the pinned tree from
+/// the store the source routes resolved into, and end with a receipt that
+/// says what the preview proves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validate_on_a_source_workflow_records_preview_evidence_from_web_and_mcp() {
+    let standin = StandIn::start().await;
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("samplesheet.csv"),
+        "sample,fastq_1,fastq_2\n",
+    )
+    .unwrap();
+    let project = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
+    let config = somite_server::config::ServerConfig {
+        sources: Some(standin.config(cache.path())),
+        pixi: Some(crate::support::sibling("somite-pixi-standin")),
+        ..somite_server::config::ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite"))
+            .unwrap()
+    };
+    let server = somite_server::start(&config, project).await.unwrap();
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        let request = http.post(format!("{}/api{path}", server.url())).json(&body);
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        }
+    };
+    let base: Value = reqwest::get(format!("{}/api/workflow", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let (code, placed) = post(
+        "/source/nfcore/resolve",
+        json!({"pipeline": "nf-core/demo", "release": "1.0.1",
+               "base_state_revision": base["state_revision"], "idempotency_key": "resolve-0001"}),
+    )
+    .await;
+    assert_eq!(code, 200, "{placed}");
+    let (code, edited) = post(
+        "/source/nodes/source/edit",
+        json!({"base_state_revision": placed["state_revision"], "idempotency_key": "params-0001",
+               "edits": [{"op": "set_param", "param": "input", "value": "samplesheet.csv"},
+                         {"op": "set_param", "param": "outdir", "value": "results"}]}),
+    )
+    .await;
+    assert_eq!(code, 200, "{edited}");
+
+    // The web's Validate button.
+    let (code, started) = post(
+        "/validations",
+        json!({"idempotency_key": "validate-web-0001"}),
+    )
+    .await;
+    assert_eq!(code, 202, "{started}");
+    let run_id = started["run_id"].as_str().unwrap();
+    let status = loop {
+        let status: Value =
+            reqwest::get(format!("{}/api/runs/{run_id}?wait_ms=5000", server.url()))
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+        if ["completed", "failed", "cancelled"].contains(&status["phase"].as_str().unwrap()) {
+            break status;
+        }
+    };
+    assert_eq!(status["phase"], "completed", "{status}");
+    assert_eq!(status["states"]["source"], "skipped", "{status}");
+
+    // The agent's tool, on the same graph revision.
+    let (_, capability) = server.state.capabilities.issue();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .args(["mcp", "somite", "--server-url", &server.url()])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env(
+            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
+            capability.expose(),
+        );
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = ().serve(transport).await.expect("MCP session");
+    let started = ok(
+        &client,
+        somite_api::tools::somite::VALIDATION_START,
+        json!({"idempotency_key": "validate-mcp-0001"}),
+    )
+    .await;
+    let mcp_run = started["run_id"].as_str().unwrap().to_owned();
+    let status = loop {
+        let status = ok(
+            &client,
+            somite_api::tools::somite::RUN_STATUS,
+            json!({"run_id": mcp_run, "wait_ms": 5000}),
+        )
+        .await;
+        if ["completed", "failed", "cancelled"].contains(&status["phase"].as_str().unwrap()) {
+            break status;
+        }
+    };
+    assert_eq!(status["phase"], "completed", "{status}");
+    let evidence = ok(
+        &client,
+        somite_api::tools::somite::EVIDENCE_LOOKUP,
+        json!({"graph_revision": status["graph_revision"]}),
+    )
+    .await;
+    assert_eq!(evidence["validated"], true, "{evidence}");
+    let receipts = evidence["receipts"].as_array().unwrap();
+    assert_eq!(receipts.len(), 2, "{evidence}");
+    for receipt in receipts {
+        assert_eq!(receipt["result"], "passed");
+        assert_eq!(
+            receipt["verifier"]["command"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap(),
+            "preview"
+        );
+        let preview = &receipt["source_preview"];
+        assert_eq!(preview["repository"], "nf-core/demo");
+        assert_eq!(preview["commit"], DEMO_1_0_1);
+        assert_eq!(
+            preview["tree_digest"],
+            placed["document"]["nodes"][0]["source"]["tree_digest"]
+        );
+        assert!(
+            preview["does_not_prove"]
+                .as_str()
+                .unwrap()
+                .starts_with("no task ran")
+        );
+    }
+    client.cancel().await.unwrap();
+}
