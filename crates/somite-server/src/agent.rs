@@ -607,15 +607,20 @@ impl AgentHost {
                     granted_at: std::time::Instant::now(),
                 })
             });
-        connection
+        // The grant is in place before the answer reaches the agent, which
+        // may call the tool at once; it is taken back if the answer fails.
+        if let Some(grant) = &grant {
+            lock(&self.resource_grants).push(grant.clone());
+        }
+        let answered = connection
             .session
             .answer_permission(id, answer)
             .await
-            .map_err(session_error)?;
-        if let Some(grant) = grant {
-            lock(&self.resource_grants).push(grant);
+            .map_err(session_error);
+        if let (Err(_), Some(grant)) = (&answered, &grant) {
+            lock(&self.resource_grants).retain(|g| g != grant);
         }
-        Ok(())
+        answered
     }
 
     /// Uses up the user's grant for `capability`'s agent to `action` the
