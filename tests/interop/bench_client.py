@@ -43,6 +43,15 @@ async def open_session(stack: AsyncExitStack, server: StdioServerParameters) -> 
     return session
 
 
+def is_error(result) -> bool:
+    # SDK 1.x spells the fields in camelCase, 2.x in snake_case.
+    return bool(getattr(result, "is_error", getattr(result, "isError", False)))
+
+
+def structured(result) -> dict:
+    return getattr(result, "structured_content", None) or result.structuredContent
+
+
 def summary(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
@@ -79,12 +88,12 @@ async def run(binary: str, everything: list[str], calls: int, urls: list[str], c
                 start = time.perf_counter()
                 result = await session.call_tool(tool, arguments)
                 elapsed = (time.perf_counter() - start) * 1000
-                if result.isError:
+                if is_error(result):
                     raise SystemExit(f"{tool} on {name} failed: {result.content}")
                 if round_ >= WARM_UP:
                     samples[name].append(elapsed)
                 if tool == "somite.workflow.get":
-                    nodes[name] = len(result.structuredContent["document"]["nodes"])
+                    nodes[name] = len(structured(result)["document"]["nodes"])
         return {
             name: {**summary(values), **({"nodes": nodes[name]} if name in nodes else {})}
             for name, values in samples.items()
