@@ -16,13 +16,25 @@ and issues their capabilities):
 Each capability arrives as one line on stdin, in the order of the URLs, so
 it never appears in argv. Prints one JSON line: for `echo` and for each URL
 the median, p90 and min milliseconds of CALLS individually timed calls,
-after warm-up calls that are not counted. Asserts only that every call
-succeeds; timing is reported, never judged here.
+after warm-up calls that are not counted, and under `client` the SDK's
+release. Asserts only that every call succeeds; timing is reported, never
+judged here.
+
+Where the time goes (issue 23's profile): nearly all of a
+`somite.workflow.get` call in this client is the client's own check of
+`structuredContent` against the tool's outputSchema. SDK 1.x runs a one-shot
+`jsonschema.validate()` per call, which first checks the whole outputSchema
+against the 2020-12 metaschema (about 100 ms for the 27 KB schema, on every
+call); SDK 2.x compiles the validator once per tool (python-sdk PR 3134),
+leaving the validation of the instance, about 0.4 ms per node. The same
+calls as raw JSON-RPC, unvalidated, cost about echo's time at 10 nodes.
+scripts/bench therefore runs this client under both SDKs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import statistics
 import sys
@@ -104,6 +116,7 @@ def main() -> None:
     binary, everything, calls, *urls = sys.argv[1:]
     capabilities = [sys.stdin.readline().strip() for _ in urls]
     result = asyncio.run(run(binary, json.loads(everything), int(calls), urls, capabilities))
+    result["client"] = f"mcp {importlib.metadata.version('mcp')}"
     print(json.dumps(result))
 
 

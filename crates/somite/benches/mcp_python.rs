@@ -88,6 +88,7 @@ fn main() {
     println!(
         "mcp_python: {}",
         json!({
+            "client": result["client"],
             "echo": result["echo"],
             "workflow_get_10": result[&urls[0]],
             "workflow_get_500": result[&urls[1]],
