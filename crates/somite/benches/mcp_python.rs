@@ -11,7 +11,9 @@
 //!
 //! Arguments after `--`: `--python PATH` (the interop venv's python),
 //! `--everything JSON` (the command that starts
-//! `@modelcontextprotocol/server-everything`, as a JSON array), `--calls N`.
+//! `@modelcontextprotocol/server-everything`, as a JSON array), `--calls N`,
+//! and `--raw` to time bare JSON-RPC calls without the SDK (the servers'
+//! own share).
 
 mod support;
 
@@ -62,8 +64,10 @@ fn main() {
         dirs.push(dir);
     }
 
+    let raw = arguments.iter().any(|a| a == "--raw");
     let mut child = Command::new(python)
         .arg(&client)
+        .args(raw.then_some("--raw"))
         .arg(&binary)
         .arg(&everything)
         .arg(&calls)
