@@ -94,3 +94,51 @@ fn search_relevance_does_not_fall_below_its_floor() {
         set.floor
     );
 }
+
+/// A manual opened from the index an earlier load stored in the cache
+/// answers every query of the set exactly as the build it was stored from.
+#[test]
+fn a_stored_manual_answers_the_set_as_the_fresh_build() {
+    let set: RelevanceSet =
+        serde_json::from_str(include_str!("data/docs-relevance.json")).expect("the relevance set");
+    for (spec, dir) in [
+        (&PIXI_MANUAL, "pixi-v0.77.0"),
+        (&NEXTFLOW_MANUAL, "nextflow-v26.04.6"),
+    ] {
+        let source: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/manuals")
+            .join(dir);
+        let cache_dir = tempfile::tempdir().expect("tempdir");
+        let cache = DocsCache::at(cache_dir.path());
+        let built = Manual::load(spec, &cache, Some(&source)).expect("manual");
+        let stored = Manual::load(spec, &cache, None).expect("manual");
+        assert!(!built.from_store());
+        let queries: Vec<&str> = set
+            .queries
+            .iter()
+            .filter(|judged| judged.manual == spec.tool)
+            .map(|judged| judged.query.as_str())
+            .collect();
+        assert!(!queries.is_empty());
+        let answers = |manual: &Manual| -> Vec<_> {
+            queries
+                .iter()
+                .map(|query| {
+                    manual
+                        .index()
+                        .expect("index")
+                        .search(query, DEPTH)
+                        .expect("search")
+                })
+                .collect()
+        };
+        let fresh = answers(&built);
+        // The first search stored the index; this load opens it.
+        let stored_after = Manual::load(spec, &cache, None).expect("manual");
+        assert!(stored_after.from_store(), "{} was not stored", spec.tool);
+        assert_eq!(answers(&stored_after), fresh, "{}", spec.tool);
+        // Loaded before anything was stored: built again, same answers.
+        assert!(!stored.from_store());
+        assert_eq!(answers(&stored), fresh, "{}", spec.tool);
+    }
+}

@@ -11,54 +11,17 @@
 //!
 //! Arguments after `--`: `--python PATH` (the interop venv's python),
 //! `--everything JSON` (the command that starts
-//! `@modelcontextprotocol/server-everything`, as a JSON array), `--calls N`.
+//! `@modelcontextprotocol/server-everything`, as a JSON array), `--calls N`,
+//! and `--raw` to time bare JSON-RPC calls without the SDK (the servers'
+//! own share).
+
+mod support;
 
 use serde_json::json;
-use somite_project::{Project, Seed};
 use somite_server::config::ServerConfig;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-const PAIRS_PER_TRANSACTION: usize = 16; // 4 operations each, 64 per transaction
-
-/// A project whose graph has `2 * pairs` nodes (paired-read imports, each
-/// feeding a fastp node over two edges), built through the project's own
-/// transactions — the graph `benches/mcp_round_trip.rs` reads.
-fn project_with_pairs(root: &Path, pairs: usize) -> Project {
-    let mut project = Project::open(root, Seed::Empty).expect("project");
-    for (batch, chunk) in (0..pairs)
-        .collect::<Vec<_>>()
-        .chunks(PAIRS_PER_TRANSACTION)
-        .enumerate()
-    {
-        let mut operations = Vec::new();
-        for &i in chunk {
-            let (x, y) = ((i % 25) as f64 * 400.0, (i / 25) as f64 * 150.0);
-            operations.extend([
-                json!({"op": "add_operator", "node_id": format!("reads_{i}"),
-                       "operator_id": "files.import_paired",
-                       "params": {"r1": format!("data/s{i}_R1.fastq"), "r2": format!("data/s{i}_R2.fastq")},
-                       "x": x, "y": y}),
-                json!({"op": "add_operator", "node_id": format!("trim_{i}"),
-                       "operator_id": "qc.fastp", "params": {}, "x": x + 200.0, "y": y}),
-                json!({"op": "connect", "edge_id": format!("r1_{i}"), "from_node": format!("reads_{i}"),
-                       "from_port": "r1", "to_node": format!("trim_{i}"), "to_port": "r1"}),
-                json!({"op": "connect", "edge_id": format!("r2_{i}"), "from_node": format!("reads_{i}"),
-                       "from_port": "r2", "to_node": format!("trim_{i}"), "to_port": "r2"}),
-            ]);
-        }
-        let transaction = serde_json::from_value(json!({
-            "base_state_revision": project.state_revision(),
-            "idempotency_key": format!("bench-graph-{batch:04}"),
-            "summary": format!("bench batch {batch}"),
-            "operations": operations,
-        }))
-        .expect("transaction");
-        project.apply_transaction(&transaction).expect("apply");
-    }
-    project
-}
 
 /// The value after `flag` among the bench's arguments.
 fn argument(arguments: &[String], flag: &str) -> Option<String> {
@@ -92,7 +55,7 @@ fn main() {
     let mut dirs = Vec::new();
     for pairs in [5, 250] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let project = project_with_pairs(dir.path(), pairs);
+        let project = support::project_with_pairs(dir.path(), pairs);
         let config = ServerConfig::loopback(dir.path(), binary.clone()).expect("config");
         let server = runtime
             .block_on(somite_server::start(&config, project))
@@ -101,8 +64,10 @@ fn main() {
         dirs.push(dir);
     }
 
+    let raw = arguments.iter().any(|a| a == "--raw");
     let mut child = Command::new(python)
         .arg(&client)
+        .args(raw.then_some("--raw"))
         .arg(&binary)
         .arg(&everything)
         .arg(&calls)
@@ -127,6 +92,7 @@ fn main() {
     println!(
         "mcp_python: {}",
         json!({
+            "client": result["client"],
             "echo": result["echo"],
             "workflow_get_10": result[&urls[0]],
             "workflow_get_500": result[&urls[1]],

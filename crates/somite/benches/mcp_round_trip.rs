@@ -6,20 +6,20 @@
 //! reading the canvas; besides criterion's estimate it prints the median and
 //! p99 of 200 individually timed calls.
 
+mod support;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
-use serde_json::{Value, json};
-use somite_project::{Project, Seed};
+use serde_json::Value;
 use somite_server::config::ServerConfig;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const PAIRS: usize = 250;
-const PAIRS_PER_TRANSACTION: usize = 16; // 4 operations each, 64 per transaction
 const TIMED_CALLS: usize = 200;
 
 /// The `somite` binary the bench spawns.
@@ -32,43 +32,6 @@ fn somite_binary() -> PathBuf {
         path.display()
     );
     path
-}
-
-/// A project whose graph has `2 * PAIRS` nodes, built through the
-/// project's own transactions.
-fn project_with_500_nodes(root: &Path) -> Project {
-    let mut project = Project::open(root, Seed::Empty).expect("project");
-    for (batch, pairs) in (0..PAIRS)
-        .collect::<Vec<_>>()
-        .chunks(PAIRS_PER_TRANSACTION)
-        .enumerate()
-    {
-        let mut operations = Vec::new();
-        for &i in pairs {
-            let (x, y) = ((i % 25) as f64 * 400.0, (i / 25) as f64 * 150.0);
-            operations.extend([
-                json!({"op": "add_operator", "node_id": format!("reads_{i}"),
-                       "operator_id": "files.import_paired",
-                       "params": {"r1": format!("data/s{i}_R1.fastq"), "r2": format!("data/s{i}_R2.fastq")},
-                       "x": x, "y": y}),
-                json!({"op": "add_operator", "node_id": format!("trim_{i}"),
-                       "operator_id": "qc.fastp", "params": {}, "x": x + 200.0, "y": y}),
-                json!({"op": "connect", "edge_id": format!("r1_{i}"), "from_node": format!("reads_{i}"),
-                       "from_port": "r1", "to_node": format!("trim_{i}"), "to_port": "r1"}),
-                json!({"op": "connect", "edge_id": format!("r2_{i}"), "from_node": format!("reads_{i}"),
-                       "from_port": "r2", "to_node": format!("trim_{i}"), "to_port": "r2"}),
-            ]);
-        }
-        let transaction = serde_json::from_value(json!({
-            "base_state_revision": project.state_revision(),
-            "idempotency_key": format!("bench-graph-{batch:04}"),
-            "summary": format!("bench batch {batch}"),
-            "operations": operations,
-        }))
-        .expect("transaction");
-        project.apply_transaction(&transaction).expect("apply");
-    }
-    project
 }
 
 async fn connect(url: &str, capability: &str) -> RunningService<RoleClient, ()> {
@@ -111,7 +74,7 @@ fn round_trip(c: &mut Criterion) {
         .build()
         .expect("tokio runtime");
     let dir = tempfile::tempdir().expect("tempdir");
-    let project = project_with_500_nodes(dir.path());
+    let project = support::project_with_pairs(dir.path(), PAIRS);
     let config = ServerConfig::loopback(dir.path(), somite_binary()).expect("config");
     let server = runtime
         .block_on(somite_server::start(&config, project))

@@ -86,6 +86,10 @@ struct CatalogRecord {
     imported_from: PathBuf,
     pages_dir: String,
     pages: Vec<PageRecord>,
+    /// [`digest`] of the pages as imported: what the stored search index
+    /// ([`super::stored`]) is keyed by. Absent in imports made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    digest: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -132,6 +136,23 @@ impl DocsCache {
             .join(spec.repository)
             .join(spec.tag)
             .join(spec.folder)
+    }
+
+    /// The digest of the pages of `spec` as its import recorded it, or
+    /// `None` when it was never imported or the import recorded none.
+    pub fn recorded_digest(&self, spec: &ManualSpec) -> Result<Option<String>, CacheError> {
+        let record_path = self.manual_dir(spec).join(CATALOG_FILE);
+        match std::fs::read(&record_path) {
+            Ok(bytes) => Ok(serde_json::from_slice::<CatalogRecord>(&bytes)
+                .ok()
+                .filter(|record| record.format == CATALOG_FORMAT)
+                .and_then(|record| record.digest)),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(CacheError::Read {
+                path: record_path,
+                source,
+            }),
+        }
     }
 
     /// The cached pages of `spec`, or `None` when it was never imported.
@@ -280,6 +301,7 @@ impl DocsCache {
                     bytes: page.text.len() as u64,
                 })
                 .collect(),
+            digest: Some(digest(&accepted)),
         };
         let json = serde_json::to_vec_pretty(&record).map_err(|error| CacheError::Write {
             path: dir.join(CATALOG_FILE),
@@ -300,9 +322,23 @@ impl DocsCache {
     }
 }
 
+/// A manual's identity by content: BLAKE3 over every page's path and text,
+/// each prefixed by its length, in the order given (imports sort by path).
+pub fn digest(pages: &[RawPage]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for page in pages {
+        for part in [page.path.as_bytes(), page.text.as_bytes()] {
+            hasher.update(&(part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+    }
+    format!("blake3:{}", hasher.finalize().to_hex())
+}
+
 /// Writes `bytes` to `target` through a temporary file in the same
-/// directory, so `target` is never seen half-written.
-fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), CacheError> {
+/// directory, so `target` is never seen half-written, and syncs the file
+/// and then the directory, so a crash after the call keeps it.
+pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), CacheError> {
     let parent = target.parent().unwrap_or(Path::new("."));
     let error = |source| CacheError::Write {
         path: target.to_path_buf(),
@@ -314,6 +350,11 @@ fn write_atomically(target: &Path, bytes: &[u8]) -> Result<(), CacheError> {
     temp.as_file().sync_all().map_err(error)?;
     temp.persist(target)
         .map_err(|persist| error(persist.error))?;
+    // Directories cannot be opened for syncing on every platform; there
+    // the rename is as durable as the platform makes it.
+    if let Ok(directory) = std::fs::File::open(parent) {
+        directory.sync_all().map_err(error)?;
+    }
     Ok(())
 }
 

@@ -54,7 +54,7 @@ impl Catalog {
             labels: &labels,
             titles: &titles,
         };
-        let mut pages: Vec<Page> = raw
+        let pages: Vec<Page> = raw
             .iter()
             .map(|(path, text)| {
                 let normalized = normalize::normalize(text, path, &context);
@@ -71,6 +71,12 @@ impl Catalog {
                 }
             })
             .collect();
+        Self::from_pages(spec, pages)
+    }
+
+    /// A catalog of pages already normalised (as [`super::stored`] keeps
+    /// them).
+    pub fn from_pages(spec: &'static ManualSpec, mut pages: Vec<Page>) -> Self {
         pages.sort_by(|a, b| a.path.cmp(&b.path));
         let by_path = pages
             .iter()

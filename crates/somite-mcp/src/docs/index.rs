@@ -1,7 +1,10 @@
 //! Full-text search over one manual, with tantivy.
 //!
-//! The index lives in RAM and is built from the normalised catalog on first
-//! search (a manual is a few megabytes; building takes well under a second).
+//! The index lives in RAM. It is built from the normalised catalog on first
+//! search (a manual is a few megabytes; building takes 60–80 ms, most of a
+//! `somite docs search` process), and its files are kept in the
+//! documentation cache ([`super::stored`]) so that a later process opens it
+//! instead ([`DocsIndex::from_files`]).
 //! Each page is one document with four analysed fields — title, headings,
 //! path words and body — all English-stemmed so "dependencies" finds
 //! "depends". A query is tokenised with the same analyser and scored with
@@ -20,12 +23,15 @@
 
 use super::catalog::Catalog;
 use crate::limits::SNIPPET_CHARS;
+use std::path::Path;
+use std::sync::OnceLock;
 use tantivy::collector::TopDocs;
+use tantivy::directory::RamDirectory;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{Index, IndexReader, Term, doc};
+use tantivy::{Directory, Index, IndexReader, Term, doc};
 
 const ANALYZER: &str = "en_stem";
 const WRITER_MEMORY: usize = 50_000_000;
@@ -62,18 +68,22 @@ struct Fields {
 
 /// The name of the fast field holding a document's page ordinal.
 const ORDINAL: &str = "ordinal";
+/// tantivy's record of the index's segments, written beside them.
+const META_FILE: &str = "meta.json";
 
 /// What a hit shows of its page, kept in memory beside the index.
 struct IndexedPage {
     path: String,
     title: String,
     body: String,
-    /// The body in lower case, where a passage's query words are counted.
-    lowered: String,
+    /// The body in lower case, where a passage's query words are counted;
+    /// made when the page is first a hit, not for every page on load.
+    lowered: OnceLock<String>,
 }
 
 /// A searchable manual.
 pub struct DocsIndex {
+    index: Index,
     reader: IndexReader,
     fields: Fields,
     analyzer: TextAnalyzer,
@@ -107,7 +117,6 @@ impl DocsIndex {
         };
         let index = Index::create_in_ram(schema.build());
         let mut writer = index.writer_with_num_threads(1, WRITER_MEMORY)?;
-        let mut pages = Vec::with_capacity(catalog.pages().len());
         for (number, page) in catalog.pages().iter().enumerate() {
             writer.add_document(doc!(
                 ordinal => number as u64,
@@ -116,17 +125,85 @@ impl DocsIndex {
                 fields.path_words => page.path.trim_end_matches(".md"),
                 fields.body => page.markdown.as_str(),
             ))?;
-            pages.push(IndexedPage {
+        }
+        writer.commit()?;
+        writer.wait_merging_threads()?;
+        Self::open(index, catalog)
+    }
+
+    /// The index whose files [`DocsIndex::files`] returned, over the same
+    /// `catalog`.
+    pub fn from_files(
+        catalog: &Catalog,
+        files: Vec<(String, Vec<u8>)>,
+    ) -> Result<Self, IndexError> {
+        let directory = RamDirectory::create();
+        for (name, bytes) in files {
+            directory
+                .atomic_write(Path::new(&name), &bytes)
+                .map_err(tantivy::TantivyError::from)?;
+        }
+        Self::open(Index::open(directory)?, catalog)
+    }
+
+    /// Every file of the index, by name, for [`DocsIndex::from_files`].
+    pub fn files(&self) -> Result<Vec<(String, Vec<u8>)>, IndexError> {
+        let directory = self.index.directory();
+        let mut names: Vec<_> = directory
+            .list_managed_files()
+            .into_iter()
+            .chain([Path::new(META_FILE).to_path_buf()])
+            .collect();
+        names.sort();
+        names.dedup();
+        let mut files = Vec::with_capacity(names.len());
+        for name in names {
+            // Lock files come and go with a writer; they are no part of the index.
+            if !directory
+                .exists(&name)
+                .map_err(tantivy::TantivyError::from)?
+                || name.to_string_lossy().starts_with(".tantivy")
+            {
+                continue;
+            }
+            let bytes = directory
+                .atomic_read(&name)
+                .map_err(tantivy::TantivyError::from)?;
+            files.push((name.to_string_lossy().into_owned(), bytes));
+        }
+        Ok(files)
+    }
+
+    /// A searcher over `index`, whose documents are the pages of `catalog`.
+    fn open(index: Index, catalog: &Catalog) -> Result<Self, IndexError> {
+        let schema = index.schema();
+        let fields = Fields {
+            title: schema.get_field("title")?,
+            headings: schema.get_field("headings")?,
+            path_words: schema.get_field("path_words")?,
+            body: schema.get_field("body")?,
+        };
+        let reader = index.reader()?;
+        let documents = reader.searcher().num_docs();
+        if documents != catalog.pages().len() as u64 {
+            return Err(IndexError(tantivy::TantivyError::InvalidArgument(format!(
+                "the index holds {documents} pages, the manual {}",
+                catalog.pages().len()
+            ))));
+        }
+        let analyzer = index.tokenizer_for_field(fields.body)?;
+        let pages = catalog
+            .pages()
+            .iter()
+            .map(|page| IndexedPage {
                 path: page.path.clone(),
                 title: page.title.clone(),
                 body: page.markdown.clone(),
-                lowered: page.markdown.to_lowercase(),
-            });
-        }
-        writer.commit()?;
-        let reader = index.reader()?;
-        let analyzer = index.tokenizer_for_field(fields.body)?;
+                lowered: OnceLock::new(),
+            })
+            .collect();
         Ok(Self {
+            index,
             reader,
             fields,
             analyzer,
@@ -235,10 +312,11 @@ impl DocsIndex {
 /// text ("depend" finds "dependencies"), which is enough to choose where
 /// the snippet generator, which analyses properly, should look.
 fn best_passage<'a>(page: &'a IndexedPage, tokens: &[String]) -> &'a str {
+    let lowered = page.lowered.get_or_init(|| page.body.to_lowercase());
     let mut best = (0, 0..page.body.len());
     let mut start = 0;
-    for end in passage_ends(&page.lowered) {
-        let passage = &page.lowered[start..end];
+    for end in passage_ends(lowered) {
+        let passage = &lowered[start..end];
         let found = tokens
             .iter()
             .filter(|token| passage.contains(token.as_str()))
@@ -254,7 +332,7 @@ fn best_passage<'a>(page: &'a IndexedPage, tokens: &[String]) -> &'a str {
     // Lower-casing can change a text's byte length; then the passage
     // bounds do not carry over and the whole body is used.
     let (start, end) = (best.1.start, best.1.end);
-    if page.lowered.len() == page.body.len()
+    if lowered.len() == page.body.len()
         && page.body.is_char_boundary(start)
         && page.body.is_char_boundary(end)
     {

@@ -8,7 +8,8 @@
 //! ([`fetch`]) or imported from a local checkout of it, and reused by every
 //! later session. On load its pages are normalised to
 //! Markdown ([`normalize`]) into a [`Catalog`] (listing and paged reads), and
-//! a full-text index ([`index`]) is built in memory on first search.
+//! a full-text index ([`index`]) is built in memory on first search; both are
+//! then kept in the cache ([`stored`]), and a later load opens them instead.
 //! [`tools`] holds the documentation tools' inputs and results, shared by
 //! both servers and by `somite docs`.
 
@@ -17,6 +18,7 @@ pub mod catalog;
 pub mod fetch;
 pub mod index;
 pub mod normalize;
+pub mod stored;
 pub mod tools;
 
 pub use cache::{CacheError, DocsCache, ImportReport};
@@ -129,16 +131,39 @@ pub fn configured_source(spec: &ManualSpec, explicit: Option<&Path>) -> Option<P
 pub struct Manual {
     catalog: Catalog,
     index: OnceLock<Result<DocsIndex, IndexError>>,
+    /// Where a freshly built index is kept for later loads, and its key.
+    store: Option<(PathBuf, String)>,
+    from_store: bool,
 }
 
 impl Manual {
     /// Loads `spec` from `cache`, importing it from `source` first when the
-    /// cache does not hold it yet.
+    /// cache does not hold it yet. A manual built and indexed by an earlier
+    /// load of the same import is opened from the cache ([`stored`]);
+    /// otherwise its pages are normalised here and its index is built on
+    /// first search and then stored.
     pub fn load(
         spec: &'static ManualSpec,
         cache: &DocsCache,
         source: Option<&Path>,
     ) -> Result<Self, DocsError> {
+        let stored_path = cache.manual_dir(spec).join(stored::FILE);
+        if let Some(digest) = cache.recorded_digest(spec)? {
+            match stored::load(&stored_path, spec, &stored::key(spec, &digest)) {
+                Ok(Some((catalog, index))) => {
+                    return Ok(Self {
+                        catalog,
+                        index: OnceLock::from(Ok(index)),
+                        store: None,
+                        from_store: true,
+                    });
+                }
+                Ok(None) => {}
+                Err(reason) => {
+                    tracing::info!(path = %stored_path.display(), %reason, "rebuilding the stored search index");
+                }
+            }
+        }
         let pages = match cache.load(spec)? {
             Some(pages) => pages,
             None => match source {
@@ -154,14 +179,27 @@ impl Manual {
                 }
             },
         };
-        Ok(Self::from_catalog(Catalog::build(spec, pages)))
+        // Keyed by the pages actually read, not by the record's claim.
+        let key = stored::key(spec, &cache::digest(&pages));
+        let mut manual = Self::from_catalog(Catalog::build(spec, pages));
+        manual.store = Some((stored_path, key));
+        Ok(manual)
     }
 
+    /// A manual of `catalog` that is never stored.
     pub fn from_catalog(catalog: Catalog) -> Self {
         Self {
             catalog,
             index: OnceLock::new(),
+            store: None,
+            from_store: false,
         }
+    }
+
+    /// Whether the catalog and index were opened from the cache rather than
+    /// built by this load.
+    pub fn from_store(&self) -> bool {
+        self.from_store
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -172,7 +210,16 @@ impl Manual {
     /// async executor).
     pub fn index(&self) -> Result<&DocsIndex, &IndexError> {
         self.index
-            .get_or_init(|| DocsIndex::build(&self.catalog))
+            .get_or_init(|| {
+                let built = DocsIndex::build(&self.catalog);
+                if let (Ok(index), Some((path, key))) = (&built, &self.store) {
+                    // A failure to store costs the next process a rebuild, nothing more.
+                    if let Err(error) = stored::save(path, key, &self.catalog, index) {
+                        tracing::warn!(%error, "cannot keep the search index in the cache");
+                    }
+                }
+                built
+            })
             .as_ref()
     }
 }
