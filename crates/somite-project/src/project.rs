@@ -57,7 +57,7 @@ use somite_workflow::resource::{ResourceFinding, ResourceResolver, Verification}
 use somite_workflow::transaction::{GraphTransaction, apply_operations};
 use somite_workflow::{Catalog, ErrorCode, Revision, SomiteError};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 type Result<T> = std::result::Result<T, SomiteError>;
@@ -179,24 +179,28 @@ pub struct Project {
 }
 
 /// One state of the graph, immutable once made: the document, its
-/// identities computed once when it was staged, and its JSON as served,
-/// built on the first read that asks. Readers share it (`Arc`) instead of
-/// copying the document or hashing it again on every read.
+/// identities computed once when it was staged, and its canonical JSON.
+/// Readers share it (`Arc`) instead of copying the document or hashing it
+/// again on every read.
 #[derive(Debug)]
 pub struct Snapshot {
     document: WorkflowDocument,
     state_revision: Revision,
     graph_revision: Revision,
-    json: OnceLock<Arc<[u8]>>,
+    json: Arc<[u8]>,
 }
 
 impl Snapshot {
+    /// The state revision is a digest of the document's canonical JSON, so
+    /// that JSON is written once and kept: it is the graph file's content,
+    /// the autosave copy's document and the body reads are served from.
     fn new(document: WorkflowDocument, location: &str) -> Snapshot {
+        let json = document.canonical_json();
         Snapshot {
-            state_revision: document.state_revision(location),
+            state_revision: WorkflowDocument::state_revision_of_canonical(&json, location),
             graph_revision: document.graph_revision(),
             document,
-            json: OnceLock::new(),
+            json: json.into(),
         }
     }
 
@@ -212,13 +216,9 @@ impl Snapshot {
         &self.graph_revision
     }
 
-    /// The document's compact JSON, serialized once per state.
+    /// The document's canonical JSON, serialized once per state.
     pub fn json(&self) -> &Arc<[u8]> {
-        self.json.get_or_init(|| {
-            serde_json::to_vec(&self.document)
-                .expect("workflow documents serialize")
-                .into()
-        })
+        &self.json
     }
 }
 
@@ -556,10 +556,11 @@ impl Project {
         records: Records<TransactionOutcome>,
         key: Option<&str>,
     ) -> Result<()> {
-        // The graph file holds the state's compact JSON, the bytes reads are
-        // served from, so a commit serializes the document once. (Graphs
-        // written before were pretty-printed; the sidecar binds bytes by
-        // digest, whatever their layout, so those still open.)
+        // The graph file holds the state's canonical JSON, the bytes its
+        // revision was computed over and reads are served from, so a commit
+        // serializes the document once. (Graphs written before were
+        // pretty-printed; the sidecar binds bytes by digest, whatever their
+        // layout, so those still open.)
         let bytes = staged.json().clone();
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
