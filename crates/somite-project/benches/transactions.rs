@@ -1,6 +1,8 @@
 //! Applying a 64-operation transaction to a 2,000-node graph, including the
-//! durable publication of the graph, its sidecar, the autosave and the
-//! idempotency record; and catalog search over the shipped catalog.
+//! durable publication of the graph and its sidecar with the idempotency
+//! record (the autosave copy is written after the answer, by its own
+//! thread, and competes for the disk with the next edit here); and catalog
+//! search over the shipped catalog.
 //!
 //! The transaction's median is printed beside its anchor: a bare write,
 //! fsync, rename and directory fsync of the graph file's bytes, the least
