@@ -143,35 +143,74 @@ fn publish_with(
     bytes: &[u8],
     before_rename: impl FnOnce(),
 ) -> Result<(), DurableError> {
+    let staged = stage(path, bytes)?;
+    before_rename();
+    staged.publish()
+}
+
+/// The first half of [`publish`], for a caller that must order several
+/// publications: `bytes` are in a temporary file next to `path` and on
+/// stable storage, and nothing is visible at `path` yet.
+///
+/// Staging is the slow part (the data's sync), and it depends on nothing
+/// but the bytes, so a caller can stage one file while it publishes
+/// another that must land first, and pay for the two syncs once.
+/// [`Staged::publish`] makes it visible and durable; dropping it
+/// unpublished removes the temporary file.
+#[derive(Debug)]
+pub struct Staged {
+    path: PathBuf,
+    temp_path: PathBuf,
+    published: bool,
+}
+
+/// Writes `bytes` to a fresh temporary file beside `path` (creating missing
+/// parent directories durably) and forces them to stable storage.
+pub fn stage(path: &Path, bytes: &[u8]) -> Result<Staged, DurableError> {
     let file_name = path.file_name().ok_or_else(|| DurableError::InvalidPath {
         path: path.to_owned(),
     })?;
-    let dir = parent_dir(path);
-    create_dir_durably(dir)?;
+    create_dir_durably(parent_dir(path))?;
+    let (temp_path, file) = create_temp_file(parent_dir(path), file_name)?;
+    // From here the temporary file is removed on every error path (`Drop`).
+    let staged = Staged {
+        path: path.to_owned(),
+        temp_path,
+        published: false,
+    };
+    write_and_sync(file, bytes, &staged.temp_path)?;
+    Ok(staged)
+}
 
-    let (temp_path, file) = create_temp_file(dir, file_name)?;
-    let result = write_and_sync(file, bytes, &temp_path).and_then(|()| {
-        before_rename();
-        fs::rename(&temp_path, path).map_err(|source| DurableError::Write {
+impl Staged {
+    /// Renames the staged bytes over the target and syncs its directory.
+    /// The errors are [`publish`]'s: before the rename the target is
+    /// unchanged; [`DurableError::NotDurable`] means it changed.
+    pub fn publish(mut self) -> Result<(), DurableError> {
+        fs::rename(&self.temp_path, &self.path).map_err(|source| DurableError::Write {
             op: "rename the temporary file over",
-            path: path.to_owned(),
+            path: self.path.clone(),
+            source,
+        })?;
+        self.published = true;
+        // The rename is atomic but lives only in the directory's in-memory
+        // state until the directory itself is synced.
+        sync_dir(parent_dir(&self.path)).map_err(|source| DurableError::NotDurable {
+            path: self.path.clone(),
             source,
         })
-    });
-    if let Err(error) = result {
-        // Best effort: the original error is what the caller needs, and a
-        // temporary file that cannot be removed now is harmless because
-        // `remove_stale_temp_files` clears it when the project is reopened.
-        let _ = fs::remove_file(&temp_path);
-        return Err(error);
     }
+}
 
-    // The rename is atomic but lives only in the directory's in-memory state
-    // until the directory itself is synced.
-    sync_dir(dir).map_err(|source| DurableError::NotDurable {
-        path: path.to_owned(),
-        source,
-    })
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.published {
+            // Best effort: the original error is what the caller needs, and a
+            // temporary file that cannot be removed now is harmless because
+            // `remove_stale_temp_files` clears it when the project is reopened.
+            let _ = fs::remove_file(&self.temp_path);
+        }
+    }
 }
 
 /// Reads the whole file at `path`, refusing one larger than `limit` bytes

@@ -4,6 +4,7 @@
 //! restart, and write-once evidence receipts.
 
 pub mod attach;
+mod autosave;
 pub mod candidates;
 pub mod compiled;
 pub mod durable;

@@ -26,7 +26,11 @@
 //!
 //! Recovery is automatic and exact, and a retried key always answers
 //! truthfully. An edit is acknowledged only after the graph's rename is on
-//! stable storage. The autosave copy is written after that; it is a
+//! stable storage. The graph's bytes are staged (written and synced to a
+//! temporary file) while the sidecar is published, since nothing orders
+//! them: only the graph's rename must follow the sidecar's, so an edit
+//! waits for about three syncs, not four. The autosave copy is written
+//! after the answer, off the edit's path ([`crate::autosave`]); it is a
 //! convenience, and failing to write it does not un-commit the edit.
 //!
 //! # Writers and readers
@@ -39,6 +43,7 @@
 //! ever see the states crash recovery already reconciles, and retries the
 //! rare read that straddles two edits.
 
+use crate::autosave::Autosave;
 use crate::durable::{self, DurableError};
 use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
@@ -52,7 +57,7 @@ use somite_workflow::resource::{ResourceFinding, ResourceResolver, Verification}
 use somite_workflow::transaction::{GraphTransaction, apply_operations};
 use somite_workflow::{Catalog, ErrorCode, Revision, SomiteError};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 type Result<T> = std::result::Result<T, SomiteError>;
@@ -161,6 +166,10 @@ pub struct Project {
     /// graph exists only in memory (a seed) or is not bound (recovery).
     committed_digest: Option<Revision>,
     recovery: Option<RecoveryNeeded>,
+    /// Writes the autosave copy after each commit. Declared before `lock`
+    /// so that dropping the project finishes the copy before another
+    /// writer can take the project.
+    autosave: Autosave,
     /// Held by a writer; none for a read-only [`Project::read`].
     lock: Option<ProjectLock>,
     /// Where `somite-resource:` references resolve (the user's resource
@@ -170,24 +179,28 @@ pub struct Project {
 }
 
 /// One state of the graph, immutable once made: the document, its
-/// identities computed once when it was staged, and its JSON as served,
-/// built on the first read that asks. Readers share it (`Arc`) instead of
-/// copying the document or hashing it again on every read.
+/// identities computed once when it was staged, and its canonical JSON.
+/// Readers share it (`Arc`) instead of copying the document or hashing it
+/// again on every read.
 #[derive(Debug)]
 pub struct Snapshot {
     document: WorkflowDocument,
     state_revision: Revision,
     graph_revision: Revision,
-    json: OnceLock<Arc<[u8]>>,
+    json: Arc<[u8]>,
 }
 
 impl Snapshot {
+    /// The state revision is a digest of the document's canonical JSON, so
+    /// that JSON is written once and kept: it is the graph file's content,
+    /// the autosave copy's document and the body reads are served from.
     fn new(document: WorkflowDocument, location: &str) -> Snapshot {
+        let json = document.canonical_json();
         Snapshot {
-            state_revision: document.state_revision(location),
+            state_revision: WorkflowDocument::state_revision_of_canonical(&json, location),
             graph_revision: document.graph_revision(),
             document,
-            json: OnceLock::new(),
+            json: json.into(),
         }
     }
 
@@ -203,13 +216,9 @@ impl Snapshot {
         &self.graph_revision
     }
 
-    /// The document's compact JSON, serialized once per state.
+    /// The document's canonical JSON, serialized once per state.
     pub fn json(&self) -> &Arc<[u8]> {
-        self.json.get_or_init(|| {
-            serde_json::to_vec(&self.document)
-                .expect("workflow documents serialize")
-                .into()
-        })
+        &self.json
     }
 }
 
@@ -292,6 +301,7 @@ impl Project {
     ) -> Project {
         let current = Arc::new(Snapshot::new(loaded.document, &layout.graph_location()));
         Project {
+            autosave: Autosave::new(layout.autosave()),
             layout,
             catalog,
             current,
@@ -523,6 +533,13 @@ impl Project {
         self.commit(staged, self.records.clone(), None)
     }
 
+    /// Returns once the autosave copy, written after each edit's answer,
+    /// holds the newest committed state (or failed to be written). Closing
+    /// the project does the same.
+    pub fn flush_autosave(&self) {
+        self.autosave.flush();
+    }
+
     fn ensure_writer(&self) -> Result<()> {
         match self.lock {
             Some(_) => Ok(()),
@@ -539,7 +556,12 @@ impl Project {
         records: Records<TransactionOutcome>,
         key: Option<&str>,
     ) -> Result<()> {
-        let bytes = serde_json::to_vec_pretty(&staged.document).expect("documents serialize");
+        // The graph file holds the state's canonical JSON, the bytes its
+        // revision was computed over and reads are served from, so a commit
+        // serializes the document once. (Graphs written before were
+        // pretty-printed; the sidecar binds bytes by digest, whatever their
+        // layout, so those still open.)
+        let bytes = staged.json().clone();
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
                 ErrorCode::PayloadTooLarge,
@@ -562,8 +584,19 @@ impl Project {
         };
         // Until the graph's rename, a crash (or a failure below) leaves the
         // previous graph in place, which recovery recognises as "never landed".
-        publish_sidecar(&self.layout, &record).map_err(SomiteError::from)?;
-        let committed = match durable::publish(&self.layout.graph(), &bytes) {
+        // The graph's bytes are staged meanwhile: a staged file is invisible,
+        // so only its rename has to wait for the sidecar.
+        let graph_path = self.layout.graph();
+        let (sidecar, graph) = std::thread::scope(|scope| {
+            let graph = scope.spawn(|| durable::stage(&graph_path, &bytes));
+            let sidecar = publish_sidecar(&self.layout, &record);
+            let graph = graph
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (sidecar, graph)
+        });
+        sidecar.map_err(SomiteError::from)?;
+        let committed = match graph.and_then(durable::Staged::publish) {
             Ok(()) => Ok(()),
             // The new graph is in place but its directory entry may not
             // survive a power loss: the edit is applied (a retry with its key
@@ -583,7 +616,7 @@ impl Project {
         self.current = Arc::new(staged);
         self.committed_digest = Some(document_digest);
         self.recovery = None;
-        self.write_autosave();
+        self.autosave.save(self.current.clone());
         committed
     }
 
@@ -609,22 +642,6 @@ impl Project {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(SomiteError::io(&legacy, &e)),
         }
-    }
-
-    /// The autosave copy, written after the commit. The canonical graph
-    /// already holds the edit durably, so a failure here is not the edit's:
-    /// the next commit writes the copy again.
-    fn write_autosave(&self) {
-        // `{"state_revision": …, "document": …}`, with the document's JSON
-        // the state already holds instead of serializing it again.
-        let json = self.current.json();
-        let mut bytes = Vec::with_capacity(json.len() + 128);
-        bytes.extend_from_slice(b"{\"state_revision\":");
-        serde_json::to_writer(&mut bytes, self.state_revision()).expect("revisions serialize");
-        bytes.extend_from_slice(b",\"document\":");
-        bytes.extend_from_slice(json);
-        bytes.push(b'}');
-        let _ = durable::publish(&self.layout.autosave(), &bytes);
     }
 }
 

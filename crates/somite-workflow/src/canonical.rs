@@ -39,7 +39,16 @@ pub(crate) fn write_canonical_into<T: Serialize + ?Sized>(value: &T, out: &mut V
 
 /// `blake3:<hex>` of raw bytes.
 pub fn digest_bytes(bytes: &[u8]) -> Revision {
-    format!("blake3:{}", blake3::hash(bytes).to_hex())
+    digest_parts(&[bytes])
+}
+
+/// `blake3:<hex>` of the concatenation of `parts`, without making it.
+pub fn digest_parts(parts: &[&[u8]]) -> Revision {
+    let mut hasher = blake3::Hasher::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    format!("blake3:{}", hasher.finalize().to_hex())
 }
 
 /// Whether `text` has the shape of a revision.

@@ -9,7 +9,7 @@
 //! dangling port, a cycle, a NUL in a parameter or a control character in an
 //! import path cannot exist on disk.
 
-use crate::canonical::{Revision, digest_bytes, is_revision, revision_of, write_canonical_into};
+use crate::canonical::{Revision, digest_bytes, digest_parts, is_revision, write_canonical_into};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
@@ -282,15 +282,33 @@ impl WorkflowDocument {
     /// The full revision compare-and-swap uses: the whole document, layout
     /// and notes included, plus the location it is bound to.
     pub fn state_revision(&self, input_location: &str) -> Revision {
-        #[derive(Serialize)]
-        struct State<'a> {
-            document: &'a WorkflowDocument,
-            input_location: &'a str,
-        }
-        revision_of(&State {
-            document: self,
-            input_location,
-        })
+        Self::state_revision_of_canonical(&self.canonical_json(), input_location)
+    }
+
+    /// The document's canonical JSON (see [`crate::canonical`]): what its
+    /// state revision is computed over, and a JSON text that reads back as
+    /// the same document, so a caller that keeps it can store or serve it
+    /// without serializing the document again.
+    pub fn canonical_json(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(512 * (self.nodes.len() + self.edges.len()) + 256);
+        write_canonical_into(self, &mut out);
+        out
+    }
+
+    /// [`Self::state_revision`] from the document's [`Self::canonical_json`]:
+    /// the revision of the canonical `{"document": …, "input_location": …}`
+    /// (keys in byte order), hashed around the document's bytes instead of
+    /// copying them.
+    pub fn state_revision_of_canonical(canonical: &[u8], input_location: &str) -> Revision {
+        let mut location = Vec::with_capacity(input_location.len() + 2);
+        write_canonical_into(input_location, &mut location);
+        digest_parts(&[
+            b"{\"document\":",
+            canonical,
+            b",\"input_location\":",
+            &location,
+            b"}",
+        ])
     }
 
     /// Node ids in deterministic topological order (Kahn's algorithm, ready
@@ -610,6 +628,7 @@ fn check_edge_ends<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonical::revision_of;
     use crate::catalog::Catalog;
     use crate::transaction::{Operation, apply_operations};
     use serde_json::json;
@@ -668,5 +687,27 @@ mod tests {
         // revision is not given the other's.
         doc.nodes[2].ports.inputs.clear();
         assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
+    }
+
+    #[test]
+    fn the_state_revision_is_its_definition_and_its_canonical_json_reads_back() {
+        let catalog = Catalog::builtin().unwrap();
+        let operations = vec![Operation::AddOperator {
+            node_id: "reads".into(),
+            operator_id: "files.import".into(),
+            params: serde_json::from_value(json!({"path": "r \"1\".fastq"})).unwrap(),
+            x: 1.5,
+            y: -2.0,
+        }];
+        let doc =
+            apply_operations(&WorkflowDocument::empty("tïtle"), &catalog, &operations).unwrap();
+        for location in [".somite/web.somite.json", "/p/\"quoted\"/ü.json"] {
+            assert_eq!(
+                doc.state_revision(location),
+                revision_of(&json!({"document": doc, "input_location": location}))
+            );
+        }
+        let canonical = doc.canonical_json();
+        assert_eq!(WorkflowDocument::from_json(&canonical).unwrap(), doc);
     }
 }

@@ -6,6 +6,7 @@ use somite_project::{Project, Seed};
 use somite_workflow::ErrorCode;
 use somite_workflow::assessment::ItemKind;
 use somite_workflow::canonical::digest_bytes;
+use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::GraphTransaction;
 
 fn txn(base: &str, key: &str, operations: Value) -> GraphTransaction {
@@ -369,6 +370,9 @@ fn one_writer_per_project_and_readers_write_nothing() {
         entries.sort();
         entries
     };
+    // The writer's autosave copy is written after the answer; let it land
+    // so the listing only sees what the reader might do.
+    writer.flush_autosave();
     let before = listing();
     let reader = Project::read(dir.path(), Seed::Empty).unwrap();
     assert_eq!(reader.state_revision(), &outcome.state_revision);
@@ -404,6 +408,117 @@ fn one_writer_per_project_and_readers_write_nothing() {
         !in_progress.exists(),
         "the writer, under the lock, removes strays"
     );
+}
+
+/// The autosave copy as written: the state it was taken at and the document.
+fn read_autosave(layout: &somite_project::Layout) -> (String, WorkflowDocument) {
+    let copy: Value = serde_json::from_slice(&std::fs::read(layout.autosave()).unwrap()).unwrap();
+    let document = serde_json::to_vec(&copy["document"]).unwrap();
+    (
+        copy["state_revision"].as_str().unwrap().to_owned(),
+        WorkflowDocument::from_json(&document).unwrap(),
+    )
+}
+
+#[test]
+fn the_autosave_copy_catches_up_with_the_newest_state_after_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let mut outcome = project
+        .apply_transaction(&txn(project.state_revision(), "edit-00000001", add_reads()))
+        .unwrap();
+    for i in 2..=5 {
+        outcome = project
+            .apply_transaction(&txn(
+                &outcome.state_revision,
+                &format!("edit-{i:08}"),
+                json!([{"op": "set_title", "title": format!("title {i}")}]),
+            ))
+            .unwrap();
+    }
+    project.flush_autosave();
+    let (revision, document) = read_autosave(project.layout());
+    assert_eq!(revision, outcome.state_revision);
+    assert_eq!(&document, project.document());
+
+    // Closing the project writes the state still pending.
+    let last = project
+        .apply_transaction(&txn(
+            &outcome.state_revision,
+            "edit-00000006",
+            json!([{"op": "set_title", "title": "last"}]),
+        ))
+        .unwrap();
+    let layout = project.layout().clone();
+    drop(project);
+    let (revision, document) = read_autosave(&layout);
+    assert_eq!(revision, last.state_revision);
+    assert_eq!(document.title, "last");
+}
+
+#[test]
+fn an_autosave_that_cannot_be_written_never_fails_the_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    // A folder where the copy belongs: no file can be renamed over it.
+    let autosave = project.layout().autosave();
+    std::fs::create_dir_all(autosave.join("occupied")).unwrap();
+    let first = project
+        .apply_transaction(&txn(project.state_revision(), "edit-00000001", add_reads()))
+        .unwrap();
+    project.flush_autosave();
+    assert!(autosave.is_dir(), "the copy was not written");
+    let reopened = Project::read(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(reopened.state_revision(), &first.state_revision);
+    reopened.ensure_bound().unwrap();
+
+    // The next edit's copy is written once the way is clear.
+    std::fs::remove_dir_all(&autosave).unwrap();
+    let second = project
+        .apply_transaction(&txn(
+            &first.state_revision,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "second"}]),
+        ))
+        .unwrap();
+    project.flush_autosave();
+    assert_eq!(read_autosave(project.layout()).0, second.state_revision);
+}
+
+#[test]
+fn a_graph_written_pretty_by_an_older_version_still_opens_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let first = project
+        .apply_transaction(&txn(project.state_revision(), "edit-00000001", add_reads()))
+        .unwrap();
+    let layout = project.layout().clone();
+    drop(project);
+    // Older versions wrote the graph pretty-printed, and bound those bytes.
+    let compact = std::fs::read(layout.graph()).unwrap();
+    let document = WorkflowDocument::from_json(&compact).unwrap();
+    let pretty = serde_json::to_vec_pretty(&document).unwrap();
+    assert_ne!(pretty, compact, "the graph file is compact now");
+    std::fs::write(layout.graph(), &pretty).unwrap();
+    let mut sidecar: Value =
+        serde_json::from_slice(&std::fs::read(layout.input_origin()).unwrap()).unwrap();
+    sidecar["document_digest"] = json!(digest_bytes(&pretty));
+    std::fs::write(layout.input_origin(), serde_json::to_vec(&sidecar).unwrap()).unwrap();
+
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    project.ensure_bound().unwrap();
+    assert_eq!(project.state_revision(), &first.state_revision);
+    let second = project
+        .apply_transaction(&txn(
+            &first.state_revision,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "second"}]),
+        ))
+        .unwrap();
+    drop(project);
+    let reopened = Project::read(dir.path(), Seed::Empty).unwrap();
+    reopened.ensure_bound().unwrap();
+    assert_eq!(reopened.state_revision(), &second.state_revision);
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {

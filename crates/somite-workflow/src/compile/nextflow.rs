@@ -20,7 +20,7 @@
 //! the plain values a person reviews.
 
 use super::plan::{ChannelRef, Plan, Process, ProcessInput};
-use super::quote::{groovy_string, gstring_text};
+use super::quote::{groovy_string, gstring_text, push_gstring_text};
 use super::task::{ScriptLine, script_lines};
 use super::{COMPILER_VERSION, TARGET_NEXTFLOW};
 use std::fmt::Write as _;
@@ -135,14 +135,16 @@ fn render_process(out: &mut String, p: &Process<'_>) {
 
     out.push_str("\n    script:\n    \"\"\"\n");
     for line in script_lines(p) {
-        let text = match line {
-            ScriptLine::Bash(bash) => gstring_text(&bash),
-            ScriptLine::ThreadsFromCpus(variable) => format!("export {variable}=${{task.cpus}}"),
-        };
-        if text.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "    {text}");
+        match line {
+            ScriptLine::Bash(bash) if bash.is_empty() => out.push('\n'),
+            ScriptLine::Bash(bash) => {
+                out.push_str("    ");
+                push_gstring_text(out, &bash);
+                out.push('\n');
+            }
+            ScriptLine::ThreadsFromCpus(variable) => {
+                let _ = writeln!(out, "    export {variable}=${{task.cpus}}");
+            }
         }
     }
     out.push_str("    \"\"\"\n}\n");

@@ -55,6 +55,17 @@ pub(crate) fn bash_literal(text: &str) -> String {
 /// `${task.cpus}`, are written by the caller, unescaped.
 pub(crate) fn gstring_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
+    push_gstring_text(&mut out, text);
+    out
+}
+
+/// [`gstring_text`] appended to `out`. Most lines of a task script hold
+/// none of the three characters, and those are copied whole.
+pub(crate) fn push_gstring_text(out: &mut String, text: &str) {
+    if !text.bytes().any(|b| matches!(b, b'\\' | b'$' | b'"')) {
+        out.push_str(text);
+        return;
+    }
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -64,7 +75,6 @@ pub(crate) fn gstring_text(text: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
 }
 
 /// A Groovy single-quoted string literal for any text (no interpolation).
