@@ -556,12 +556,12 @@ impl Project {
         records: Records<TransactionOutcome>,
         key: Option<&str>,
     ) -> Result<()> {
-        // The graph file holds the state's canonical JSON, the bytes its
-        // revision was computed over and reads are served from, so a commit
-        // serializes the document once. (Graphs written before were
-        // pretty-printed; the sidecar binds bytes by digest, whatever their
-        // layout, so those still open.)
-        let bytes = staged.json().clone();
+        // The graph file holds the state's canonical JSON (the bytes its
+        // revision was computed over and reads are served from), indented
+        // so that a graph under version control diffs line by line. Graphs
+        // written in struct order by older versions still open: the sidecar
+        // binds bytes by digest, whatever their layout.
+        let bytes = graph_file_bytes(staged.json());
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
                 ErrorCode::PayloadTooLarge,
@@ -643,6 +643,16 @@ impl Project {
             Err(e) => Err(SomiteError::io(&legacy, &e)),
         }
     }
+}
+
+/// The graph file's bytes: `canonical` JSON, indented (the file's size is
+/// what [`MAX_DOCUMENT_BYTES`] caps, as reading it back is capped).
+fn graph_file_bytes(canonical: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(canonical.len() * 2);
+    let mut from = serde_json::Deserializer::from_slice(canonical);
+    let mut to = serde_json::Serializer::pretty(&mut bytes);
+    serde_transcode::transcode(&mut from, &mut to).expect("canonical JSON is JSON");
+    bytes
 }
 
 fn publish_sidecar(

@@ -486,6 +486,38 @@ fn an_autosave_that_cannot_be_written_never_fails_the_edit() {
 }
 
 #[test]
+fn the_graph_file_is_canonical_json_one_value_per_line_so_an_edit_diffs_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let first = project
+        .apply_transaction(&txn(project.state_revision(), "edit-00000001", add_reads()))
+        .unwrap();
+    let before = std::fs::read_to_string(project.layout().graph()).unwrap();
+    let document = WorkflowDocument::from_json(before.as_bytes()).unwrap();
+    assert_eq!(
+        document.canonical_json(),
+        project.snapshot().json()[..].to_vec()
+    );
+    project
+        .apply_transaction(&txn(
+            &first.state_revision,
+            "edit-00000002",
+            json!([{"op": "set_title", "title": "renamed"}]),
+        ))
+        .unwrap();
+    let after = std::fs::read_to_string(project.layout().graph()).unwrap();
+    let (old, new): (Vec<_>, Vec<_>) = (before.lines().collect(), after.lines().collect());
+    assert!(old.len() > 20, "one value per line:\n{before}");
+    assert_eq!(old.len(), new.len());
+    let changed: Vec<_> = old.iter().zip(&new).filter(|(a, b)| a != b).collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(
+        changed[0].1.contains("\"title\": \"renamed\""),
+        "{changed:?}"
+    );
+}
+
+#[test]
 fn a_graph_written_pretty_by_an_older_version_still_opens_bound() {
     let dir = tempfile::tempdir().unwrap();
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
@@ -494,11 +526,14 @@ fn a_graph_written_pretty_by_an_older_version_still_opens_bound() {
         .unwrap();
     let layout = project.layout().clone();
     drop(project);
-    // Older versions wrote the graph pretty-printed, and bound those bytes.
+    // Older versions wrote the graph in struct order, and bound those bytes.
     let compact = std::fs::read(layout.graph()).unwrap();
     let document = WorkflowDocument::from_json(&compact).unwrap();
     let pretty = serde_json::to_vec_pretty(&document).unwrap();
-    assert_ne!(pretty, compact, "the graph file is compact now");
+    assert_ne!(
+        pretty, compact,
+        "the graph file is in canonical key order now"
+    );
     std::fs::write(layout.graph(), &pretty).unwrap();
     let mut sidecar: Value =
         serde_json::from_slice(&std::fs::read(layout.input_origin()).unwrap()).unwrap();
