@@ -258,6 +258,19 @@ pub struct Recipe {
     pub produces: Vec<ProducedPort>,
 }
 
+impl Recipe {
+    /// The catalog operators the recipe adds, in order.
+    pub fn operator_ids(&self) -> Vec<&str> {
+        self.operations
+            .iter()
+            .filter_map(|op| match op {
+                Operation::AddOperator { operator_id, .. } => Some(operator_id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProducedPort {
     pub node_id: String,

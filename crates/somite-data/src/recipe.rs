@@ -226,21 +226,10 @@ fn produced(node_id: &str, port: &str, r#type: PortType) -> ProducedPort {
 mod tests {
     use super::*;
 
-    fn operator_ids(recipe: &Recipe) -> Vec<&str> {
-        recipe
-            .operations
-            .iter()
-            .filter_map(|op| match op {
-                Operation::AddOperator { operator_id, .. } => Some(operator_id.as_str()),
-                _ => None,
-            })
-            .collect()
-    }
-
     #[test]
     fn paired_runs_dump_two_fastq_files() {
         let recipe = sra_run("SRR1553607", Some(Layout::Paired)).unwrap();
-        assert_eq!(operator_ids(&recipe), [SRA_PREFETCH, SRA_FASTERQ_DUMP]);
+        assert_eq!(recipe.operator_ids(), [SRA_PREFETCH, SRA_FASTERQ_DUMP]);
         let ports: Vec<_> = recipe.produces.iter().map(|p| p.port.as_str()).collect();
         assert_eq!(ports, ["r1", "r2"]);
         assert!(
@@ -270,7 +259,7 @@ mod tests {
     fn single_runs_dump_one_and_unknown_layouts_have_no_recipe() {
         let recipe = sra_run("ERR000001", Some(Layout::Single)).unwrap();
         assert_eq!(
-            operator_ids(&recipe),
+            recipe.operator_ids(),
             [SRA_PREFETCH, SRA_FASTERQ_DUMP_SINGLE]
         );
         assert_eq!(recipe.produces.len(), 1);
@@ -306,7 +295,7 @@ mod tests {
             region: "toplevel",
             with_gtf: false,
         });
-        assert_eq!(operator_ids(&recipe), [ENSEMBL_FASTA]);
+        assert_eq!(recipe.operator_ids(), [ENSEMBL_FASTA]);
         match &recipe.operations[0] {
             Operation::AddOperator { params, .. } => {
                 assert_eq!(params["file_species"], json!("Homo_sapiens"));

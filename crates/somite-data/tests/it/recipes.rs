@@ -7,7 +7,7 @@ use somite_data::SearchRequest;
 use somite_data::model::{Recipe, SearchKind};
 use somite_project::{Project, Seed};
 use somite_workflow::assessment::ItemKind;
-use somite_workflow::transaction::{GraphTransaction, Operation};
+use somite_workflow::transaction::GraphTransaction;
 use std::collections::BTreeSet;
 
 /// The recipes of every answer the stand-ins let the search give: paired
@@ -47,21 +47,10 @@ async fn every_recipe() -> Vec<(String, Recipe)> {
     recipes
 }
 
-fn operator_ids(recipe: &Recipe) -> Vec<&str> {
-    recipe
-        .operations
-        .iter()
-        .filter_map(|op| match op {
-            Operation::AddOperator { operator_id, .. } => Some(operator_id.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn every_recipe_applies_to_the_builtin_catalog_with_the_port_types_it_promises() {
     let recipes = every_recipe().await;
-    let used: BTreeSet<&str> = recipes.iter().flat_map(|(_, r)| operator_ids(r)).collect();
+    let used: BTreeSet<&str> = recipes.iter().flat_map(|(_, r)| r.operator_ids()).collect();
     assert_eq!(
         used,
         BTreeSet::from([
@@ -77,9 +66,10 @@ async fn every_recipe_applies_to_the_builtin_catalog_with_the_port_types_it_prom
     );
     // An unannotated assembly's recipe promises the sequence alone.
     assert!(
-        recipes.iter().any(
-            |(_, r)| operator_ids(r).contains(&"ncbi.datasets_genome") && r.produces.len() == 1
-        ),
+        recipes
+            .iter()
+            .any(|(_, r)| r.operator_ids().contains(&"ncbi.datasets_genome")
+                && r.produces.len() == 1),
         "{recipes:#?}"
     );
 
@@ -99,7 +89,7 @@ async fn every_recipe_applies_to_the_builtin_catalog_with_the_port_types_it_prom
         document.validate().unwrap();
         assert_eq!(
             document.nodes.len(),
-            operator_ids(recipe).len(),
+            recipe.operator_ids().len(),
             "{id}: one node per operator"
         );
 
