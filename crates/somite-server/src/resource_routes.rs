@@ -176,11 +176,7 @@ pub async fn agent_install(
     {
         return Err(permission_required(&id, "install"));
     }
-    let manager = manager(&state)?;
-    manager
-        .install(&id, &request.consent)
-        .map(|status| (StatusCode::ACCEPTED, Json(status)))
-        .map_err(failure)
+    install(State(state), Path(id), JsonBody(request)).await
 }
 
 /// `POST /api/mcp/resources/{id}/cancel`: an agent's cancel; deleting the
@@ -201,10 +197,5 @@ pub async fn agent_cancel(
             "cancel and delete the partial download of",
         ));
     }
-    let manager = manager(&state)?;
-    manager
-        .cancel(&id, request.keep_partial)
-        .await
-        .map(Json)
-        .map_err(failure)
+    cancel(State(state), Path(id), JsonBody(request)).await
 }
