@@ -4,12 +4,10 @@
 //! directory (inside the git-ignored `target/`) on first use; without `node`
 //! and `npm`, or without the npm registry, the test says so and skips.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{Harness, config, runner_env};
+use crate::common::{Harness, config, runner_env};
 use somite_acp::events::PermissionResolution;
 use somite_acp::permission::{AskReason, PermissionAnswer};
 use somite_acp::{

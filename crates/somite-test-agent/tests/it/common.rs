@@ -1,8 +1,6 @@
 //! Runs Somite's ACP client against the scripted test agent and the test
 //! double of the Somite MCP server, both built from this package.
 
-#![allow(dead_code, reason = "each test binary uses a different part")]
-
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -2,11 +2,9 @@
 //! agent, which connects to the Somite MCP test double and follows the plan
 //! in each prompt.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{CAPABILITY, Harness, config, runner_env, somite_mcp, test_agent};
+use crate::common::{CAPABILITY, Harness, config, runner_env, somite_mcp, test_agent};
 use serde_json::json;
 use somite_acp::contract::WORKFLOW_CONTRACT;
 use somite_acp::events::{

@@ -41,8 +41,8 @@ fn manual(spec: &'static ManualSpec, dir: &str) -> Manual {
 
 #[test]
 fn search_relevance_does_not_fall_below_its_floor() {
-    let set: RelevanceSet =
-        serde_json::from_str(include_str!("data/docs-relevance.json")).expect("the relevance set");
+    let set: RelevanceSet = serde_json::from_str(include_str!("../data/docs-relevance.json"))
+        .expect("the relevance set");
     let pixi = manual(&PIXI_MANUAL, "pixi-v0.77.0");
     let nextflow = manual(&NEXTFLOW_MANUAL, "nextflow-v26.04.6");
     let (mut reciprocal, mut top3) = (0.0, 0usize);
@@ -99,8 +99,8 @@ fn search_relevance_does_not_fall_below_its_floor() {
 /// answers every query of the set exactly as the build it was stored from.
 #[test]
 fn a_stored_manual_answers_the_set_as_the_fresh_build() {
-    let set: RelevanceSet =
-        serde_json::from_str(include_str!("data/docs-relevance.json")).expect("the relevance set");
+    let set: RelevanceSet = serde_json::from_str(include_str!("../data/docs-relevance.json"))
+        .expect("the relevance set");
     for (spec, dir) in [
         (&PIXI_MANUAL, "pixi-v0.77.0"),
         (&NEXTFLOW_MANUAL, "nextflow-v26.04.6"),
