@@ -11,7 +11,7 @@
 //! supervisor's `pixi run`.
 
 use somite_api::EnvVars;
-use somite_process::{Environment, env};
+use somite_process::{Environment, env, find_program};
 use somite_workflow::assessment::Assessment;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::{Path, PathBuf};
@@ -57,24 +57,17 @@ impl From<InvalidPixiSetting> for SomiteError {
 pub fn resolve_pixi(setting: Option<&str>) -> Result<Option<PathBuf>, InvalidPixiSetting> {
     match setting {
         None => Ok(find_on_path("pixi")),
-        Some(value) => Some(PathBuf::from(value))
-            .filter(|path| path.is_absolute() && is_executable(path))
+        // An absolute executable file, or refused: `find_program` searches
+        // no `PATH` for an absolute program and refuses a relative one.
+        Some(value) => find_program(value, None)
             .map(Some)
             .ok_or_else(|| InvalidPixiSetting(value.to_owned())),
     }
 }
 
-/// The first executable named `tool` on `PATH`.
+/// The first executable named `tool` on this process's `PATH`.
 pub fn find_on_path(tool: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(tool))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    find_program(tool, std::env::var_os("PATH").as_deref())
 }
 
 /// Adds a `toolchain` item when there is no Pixi to run with. Nextflow

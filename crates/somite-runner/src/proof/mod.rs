@@ -25,6 +25,7 @@ pub mod recipes;
 use crate::error::RunnerError;
 use recipes::{Recipe, Source};
 use serde::Serialize;
+use somite_process::find_program;
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::catalog::CatalogEntry;
 use somite_workflow::compile::{TaskScript, task_script};
@@ -32,6 +33,7 @@ use somite_workflow::graph::{Edge, Node, WorkflowDocument};
 use somite_workflow::operator::OperatorKind;
 use somite_workflow::{Catalog, Revision};
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -341,7 +343,8 @@ impl<'c> Prover<'c> {
         }
         let system_path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
         let path = format!("{}:{system_path}", shims.display());
-        let wrapper = recipes::wrapper(tool).filter(|_| find_on_path(tool, &system_path).is_none());
+        let wrapper = recipes::wrapper(tool)
+            .filter(|_| find_program(tool, Some(OsStr::new(&system_path))).is_none());
         if let Some(wrapper) = wrapper {
             install_wrapper(&shims, tool, wrapper.script)?;
         }
@@ -425,7 +428,7 @@ impl<'c> Prover<'c> {
         let stderr = std::fs::read(work.join(".command.err")).unwrap_or_default();
         let stderr = String::from_utf8_lossy(&stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
-        let tool_path = find_on_path(tool, &path);
+        let tool_path = find_program(tool, Some(OsStr::new(&path)));
         let library = recipes::library(&contract.id);
         let version_args = library.map_or_else(|| recipes::version_args(tool), |l| l.version_args);
         Ok(Proof {
@@ -580,16 +583,6 @@ pub fn digest_path(path: &Path) -> Result<Revision, RunnerError> {
         listing.push_str(&format!("{} {}\n", digest_path(&file)?, relative.display()));
     }
     Ok(digest_bytes(listing.as_bytes()))
-}
-
-/// `name` resolved against `path` (a `PATH` value).
-fn find_on_path(name: &str, path: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::env::split_paths(path)
-        .map(|dir| dir.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 fn install_wrapper(shims: &Path, tool: &str, script: &str) -> Result<(), RunnerError> {
