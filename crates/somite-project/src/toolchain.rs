@@ -82,3 +82,34 @@ pub fn note_missing_tools(assessment: &mut Assessment, pixi: Option<&Path>) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
+
+    #[test]
+    fn a_pixi_setting_must_name_an_absolute_executable_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let pixi = dir.path().join("pixi");
+        std::fs::write(&pixi, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&pixi, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, "").unwrap();
+
+        let absolute = pixi.to_str().unwrap();
+        assert_eq!(resolve_pixi(Some(absolute)).unwrap(), Some(pixi.clone()));
+        for refused in [
+            plain.to_str().unwrap(),
+            "pixi",
+            "bin/pixi",
+            dir.path().to_str().unwrap(),
+        ] {
+            assert_eq!(
+                resolve_pixi(Some(refused)),
+                Err(InvalidPixiSetting(refused.to_owned())),
+                "{refused}"
+            );
+        }
+    }
+}
