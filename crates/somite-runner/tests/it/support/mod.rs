@@ -6,7 +6,9 @@
 
 use serde_json::json;
 use somite_project::{Project, Seed};
-use somite_runner::{RunPhase, RunStatus, RunnerToolchain, StatusPoll, Supervisor};
+use somite_runner::{
+    RunPhase, RunStarted, RunStatus, RunnerToolchain, StatusPoll, Supervisor, ValidationRequest,
+};
 use somite_workflow::transaction::{GraphTransaction, Operation};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -239,6 +241,27 @@ pub fn ncbi_gff3_conversion() -> TestProject {
         ],
     );
     test
+}
+
+/// A validation request with the idempotency key `key`.
+pub fn validation_request(key: &str) -> ValidationRequest {
+    ValidationRequest {
+        idempotency_key: key.into(),
+    }
+}
+
+/// Starts a validation of `project` with the key `key` and waits for it to
+/// end: what the start answered, and the run's last status.
+pub async fn validate(
+    supervisor: &Supervisor,
+    project: &Project,
+    key: &str,
+) -> (RunStarted, RunStatus) {
+    let started = supervisor
+        .start_validation(project, &validation_request(key))
+        .unwrap();
+    let status = wait_for_end(supervisor, &started.run_id).await;
+    (started, status)
 }
 
 /// Waits until `run_id` has ended, long-polling like a client would.
