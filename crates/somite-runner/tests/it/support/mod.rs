@@ -266,47 +266,55 @@ pub async fn validate(
 
 /// Waits until `run_id` has ended, long-polling like a client would.
 pub async fn wait_for_end(supervisor: &Supervisor, run_id: &str) -> RunStatus {
-    let started = Instant::now();
-    loop {
-        let status = supervisor
-            .status(
-                run_id,
-                StatusPoll {
-                    wait_ms: 5_000,
-                    since_revision: None,
-                },
-            )
-            .await
-            .unwrap();
-        if status.phase.is_terminal() {
-            return status;
-        }
-        assert!(started.elapsed() < CEILING, "run did not end: {status:#?}");
-    }
+    poll_until(supervisor, run_id, 5_000, "run did not end", |status| {
+        status.phase.is_terminal()
+    })
+    .await
 }
 
 /// Waits until `run_id` is in `phase` (or has ended, which fails).
 pub async fn wait_for_phase(supervisor: &Supervisor, run_id: &str, phase: RunPhase) -> RunStatus {
+    poll_until(
+        supervisor,
+        run_id,
+        2_000,
+        &format!("no {phase:?}"),
+        |status| {
+            assert!(
+                status.phase == phase || !status.phase.is_terminal(),
+                "run ended before reaching {phase:?}: {status:#?}"
+            );
+            status.phase == phase
+        },
+    )
+    .await
+}
+
+/// Long-polls `run_id` (up to `wait_ms` a poll) until `done`, for at most
+/// [`CEILING`]; past it, fails saying `what`.
+async fn poll_until(
+    supervisor: &Supervisor,
+    run_id: &str,
+    wait_ms: u64,
+    what: &str,
+    done: impl Fn(&RunStatus) -> bool,
+) -> RunStatus {
     let started = Instant::now();
     loop {
         let status = supervisor
             .status(
                 run_id,
                 StatusPoll {
-                    wait_ms: 2_000,
+                    wait_ms,
                     since_revision: None,
                 },
             )
             .await
             .unwrap();
-        if status.phase == phase {
+        if done(&status) {
             return status;
         }
-        assert!(
-            !status.phase.is_terminal(),
-            "run ended before reaching {phase:?}: {status:#?}"
-        );
-        assert!(started.elapsed() < CEILING, "no {phase:?}: {status:#?}");
+        assert!(started.elapsed() < CEILING, "{what}: {status:#?}");
     }
 }
 
