@@ -31,7 +31,7 @@ use somite_project::durable::{self, DurableError};
 use somite_project::evidence::EvidenceLookup;
 use somite_project::toolchain::find_on_path;
 use somite_project::{Layout, Project, Seed};
-use somite_workflow::operator::OperatorKind;
+use somite_workflow::operator::{OperatorKind, PortSpec};
 use somite_workflow::transaction::{GraphTransaction, Operation};
 use somite_workflow::types::PortType;
 use somite_workflow::{Catalog, Revision, SomiteError};
@@ -164,18 +164,22 @@ struct PlannedInput {
     bytes: Vec<u8>,
 }
 
-/// For each required input of the candidate, the reviewed import operator
-/// and tiny fixture of a type it accepts; `fixture_unsupported` naming the
-/// type when there is none.
-fn plan_inputs(catalog: &Catalog, candidate: &Candidate) -> Result<Vec<PlannedInput>, Error> {
-    let mut planned = Vec::new();
-    for port in candidate
+/// The candidate's input ports a run must bind: a fixture feeds each.
+fn required_inputs(candidate: &Candidate) -> impl Iterator<Item = &PortSpec> {
+    candidate
         .contract
         .ports
         .inputs
         .iter()
         .filter(|p| !p.optional)
-    {
+}
+
+/// For each required input of the candidate, the reviewed import operator
+/// and tiny fixture of a type it accepts; `fixture_unsupported` naming the
+/// type when there is none.
+fn plan_inputs(catalog: &Catalog, candidate: &Candidate) -> Result<Vec<PlannedInput>, Error> {
+    let mut planned = Vec::new();
+    for port in required_inputs(candidate) {
         let accepted = std::iter::once(port.ty).chain(port.union.iter().copied());
         let found = if port.resource.is_some() {
             None
@@ -464,13 +468,7 @@ fn task_proof(catalog: &Catalog, candidate: &Candidate, root: &Path) -> TaskProo
         return not_run(format!("`{tool}` is not on PATH"));
     }
     let mut fixtures = Vec::new();
-    for port in candidate
-        .contract
-        .ports
-        .inputs
-        .iter()
-        .filter(|p| !p.optional)
-    {
+    for port in required_inputs(candidate) {
         match task_fixture(port.ty, &port.name) {
             Some(kind) => fixtures.push((port.name.clone(), kind)),
             None => {

@@ -41,12 +41,7 @@ export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<Opera
       <header className="op-node__header">
         <div className="op-node__heading">
           <span className="op-node__name">
-            {assessment?.ready && (
-              <svg viewBox="0 0 12 12" className="op-node__ready" role="img" aria-label="ready">
-                <circle cx="6" cy="6" r="6" fill="currentColor" />
-                <path d="M3.4 6.2l1.7 1.7 3.5-3.6" fill="none" stroke="var(--panel)" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
-              </svg>
-            )}
+            <ReadyMark assessment={assessment} />
             {name}
           </span>
           {purpose && <span className="op-node__purpose">{purpose}</span>}
@@ -117,6 +112,17 @@ function PortRow({ port, direction, connected, compact = false }: PortRowProps) 
         </>
       )}
     </li>
+  );
+}
+
+/** The check before a node's name once it is ready to run. */
+export function ReadyMark({ assessment }: { assessment: NodeAssessment | undefined }) {
+  if (!assessment?.ready) return null;
+  return (
+    <svg viewBox="0 0 12 12" className="op-node__ready" role="img" aria-label="ready">
+      <circle cx="6" cy="6" r="6" fill="currentColor" />
+      <path d="M3.4 6.2l1.7 1.7 3.5-3.6" fill="none" stroke="var(--panel)" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
   );
 }
 

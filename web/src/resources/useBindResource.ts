@@ -6,16 +6,11 @@
  * user chose — and connects it, in one undoable transaction.
  */
 import { useCallback, useEffect } from "react";
-import { describeFailure } from "../api/errors";
-import type { ReadinessItem, WorkflowDocument } from "../api/types";
+import type { PortSpec, ReadinessItem, WorkflowDocument } from "../api/types";
 import type { CanvasActions } from "../canvas/useCanvasActions";
-import { edgeIdBase, freshId, idsInUse } from "../domain/ids";
-import { portRefusal } from "../domain/ports";
+import { addProvider } from "../readiness/addProvider";
 import { useResourceState, useServices } from "../shell/context";
 import type { BindingTarget } from "../state/resources";
-
-/** How far left of the node it feeds the provider is placed (as readiness's "Add" does). */
-const PROVIDER_OFFSET_X = 336;
 
 /** The operator readiness offers to provide the item's input, if any. */
 export function providingOperator(item: Pick<ReadinessItem, "resolutions">): string | undefined {
@@ -40,33 +35,14 @@ export function useBindResource({ document, catalogRevision, actions }: BindCont
         workspace.notify("error", `${target.nodeId}.${target.field} is no longer on the canvas`, "Nothing was bound.");
         return false;
       }
-      let reply;
-      try {
-        reply = await contracts.load(operatorId, catalogRevision);
-      } catch (error) {
-        const { title, detail } = describeFailure(error);
-        workspace.notify("error", title, detail);
-        return false;
-      }
-      const output = reply.contract.ports.out.find((o) => o.import_param !== undefined && portRefusal(port, o) === undefined);
-      const param = output?.import_param;
-      if (!output || !param) {
-        workspace.notify("error", `${operatorId} has no imported output that ${target.nodeId}.${target.field} accepts`);
-        return false;
-      }
-      const centre = { x: node.x - PROVIDER_OFFSET_X + 128, y: node.y + 64 };
-      const added = await actions.addOperator({ id: reply.contract.id, title: reply.contract.title }, centre, (nodeId) => [
-        { op: "set_param", node_id: nodeId, param, value },
-        {
-          op: "connect",
-          edge_id: freshId(edgeIdBase(nodeId, output.name, target.nodeId), idsInUse(document)),
-          from_node: nodeId,
-          from_port: output.name,
-          to_node: target.nodeId,
-          to_port: target.field,
-        },
-      ]);
-      if (added) actions.reveal(added);
+      const added = await addProvider({ workspace, contracts }, actions, document, catalogRevision, {
+        operatorId,
+        node,
+        port,
+        fits: (output): output is PortSpec & { import_param: string } => output.import_param !== undefined,
+        wanted: "imported output",
+        before: (nodeId, output) => [{ op: "set_param", node_id: nodeId, param: output.import_param, value }],
+      });
       return added !== undefined;
     },
     [actions, catalogRevision, contracts, document, workspace],

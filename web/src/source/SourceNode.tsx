@@ -6,7 +6,7 @@
  */
 import type { NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { Badges } from "../canvas/OperatorNode";
+import { Badges, ReadyMark } from "../canvas/OperatorNode";
 import type { SourceFlowNode } from "../canvas/flowModel";
 import { useOpenOutline } from "./context";
 import "./source.css";
@@ -23,12 +23,7 @@ export const SourceNode = memo(function SourceNode({ data }: NodeProps<SourceFlo
       <header className="op-node__header">
         <div className="op-node__heading">
           <span className="op-node__name">
-            {assessment?.ready && (
-              <svg viewBox="0 0 12 12" className="op-node__ready" role="img" aria-label="ready">
-                <circle cx="6" cy="6" r="6" fill="currentColor" />
-                <path d="M3.4 6.2l1.7 1.7 3.5-3.6" fill="none" stroke="var(--panel)" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round" />
-              </svg>
-            )}
+            <ReadyMark assessment={assessment} />
             {pin.repository}
           </span>
           <span className="op-node__purpose">{pin.provider === "nf-core" ? "nf-core pipeline" : "GitHub pipeline"}</span>

@@ -255,8 +255,10 @@ fn dedent(lines: &[&str], amount: usize) -> Vec<String> {
         .collect()
 }
 
+/// `body` as a block quote under a bold `heading`, set apart by a blank
+/// line on each side.
 fn quote(indent: &str, heading: &str, body: &[String]) -> Vec<String> {
-    let mut out = vec![format!("{indent}> **{heading}**")];
+    let mut out = vec![String::new(), format!("{indent}> **{heading}**")];
     let content: Vec<&String> = body.iter().collect();
     let first = content.iter().position(|l| !l.trim().is_empty());
     let last = content.iter().rposition(|l| !l.trim().is_empty());
@@ -270,6 +272,7 @@ fn quote(indent: &str, heading: &str, body: &[String]) -> Vec<String> {
             }
         }
     }
+    out.push(String::new());
     out
 }
 
@@ -350,9 +353,7 @@ impl PageContext<'_> {
                 let body = dedent(&lines[index + 1..end], leading_spaces(indent) + 4);
                 let body_refs: Vec<&str> = body.iter().map(String::as_str).collect();
                 let rendered = self.mkdocs_block(&body_refs);
-                out.push(String::new());
                 out.extend(quote(indent, &heading, &rendered));
-                out.push(String::new());
                 index = end;
                 continue;
             }
@@ -534,26 +535,8 @@ impl PageContext<'_> {
                 if rendered.iter().all(|l| l.trim().is_empty()) {
                     vec![format!("{prefix}*{heading}*")]
                 } else {
-                    let mut out = vec![String::new()];
-                    out.extend(quote(&indent, &heading, &rendered));
-                    out.push(String::new());
-                    out
+                    quote(&indent, &heading, &rendered)
                 }
-            }
-            "note" | "tip" | "warning" | "danger" | "important" | "hint" | "caution"
-            | "attention" | "error" | "seealso" | "admonition" => {
-                let heading = if name == "admonition" && !argument.is_empty() {
-                    argument.to_owned()
-                } else if argument.is_empty() {
-                    capitalised(name)
-                } else {
-                    format!("{}: {argument}", capitalised(name))
-                };
-                let rendered = self.myst_block(&content);
-                let mut out = vec![String::new()];
-                out.extend(quote(&indent, &heading, &rendered));
-                out.push(String::new());
-                out
             }
             "code-block" | "code" | "sourcecode" | "mermaid" => {
                 let language = if name == "mermaid" {
@@ -625,17 +608,18 @@ impl PageContext<'_> {
                 out
             }
             "contents" | "index" => Vec::new(),
+            // Admonitions (`note`, `tip`, `warning`, `seealso`, …) and any
+            // directive not known above: a quote under its name, or under
+            // its own title for a generic `admonition`.
             other => {
-                let heading = if argument.is_empty() {
+                let heading = if other == "admonition" && !argument.is_empty() {
+                    argument.to_owned()
+                } else if argument.is_empty() {
                     capitalised(other)
                 } else {
                     format!("{}: {argument}", capitalised(other))
                 };
-                let rendered = self.myst_block(&content);
-                let mut out = vec![String::new()];
-                out.extend(quote(&indent, &heading, &rendered));
-                out.push(String::new());
-                out
+                quote(&indent, &heading, &self.myst_block(&content))
             }
         }
     }

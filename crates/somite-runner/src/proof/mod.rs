@@ -203,6 +203,17 @@ impl<'c> Prover<'c> {
         }
     }
 
+    /// The catalog's entry for `operator_id` if it is a tool a task can run;
+    /// nothing else has a proof.
+    fn external(&self, operator_id: &str) -> Result<&'c CatalogEntry, RunnerError> {
+        self.catalog
+            .get(operator_id)
+            .filter(|e| e.contract.kind == OperatorKind::External)
+            .ok_or_else(|| RunnerError::ProofUnknownOperator {
+                operator_id: operator_id.to_owned(),
+            })
+    }
+
     /// Proves `name` (an operator id, or a recipe variant of one), first
     /// proving any operator whose outputs its recipe takes as inputs.
     pub fn prove(&mut self, name: &str) -> Result<Proof, RunnerError> {
@@ -210,13 +221,7 @@ impl<'c> Prover<'c> {
             return Ok(proof.clone());
         }
         let operator_id = name.split(recipes::VARIANT).next().unwrap_or(name);
-        let entry = self
-            .catalog
-            .get(operator_id)
-            .filter(|e| e.contract.kind == OperatorKind::External)
-            .ok_or_else(|| RunnerError::ProofUnknownOperator {
-                operator_id: operator_id.to_owned(),
-            })?;
+        let entry = self.external(operator_id)?;
         let recipe = match recipes::recipe(name) {
             Some(Ok(recipe)) => recipe,
             Some(Err(reason)) => {
@@ -260,13 +265,7 @@ impl<'c> Prover<'c> {
         operator_id: &str,
         fixtures: &[(String, fixtures::FixtureKind)],
     ) -> Result<Proof, RunnerError> {
-        let entry = self
-            .catalog
-            .get(operator_id)
-            .filter(|e| e.contract.kind == OperatorKind::External)
-            .ok_or_else(|| RunnerError::ProofUnknownOperator {
-                operator_id: operator_id.to_owned(),
-            })?;
+        let entry = self.external(operator_id)?;
         let mut inputs = BTreeMap::new();
         for (port, kind) in fixtures {
             let path = fixtures::materialize(*kind, &self.root.join("fixtures"))?;

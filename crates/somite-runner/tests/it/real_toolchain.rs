@@ -6,7 +6,7 @@
 use crate::support::*;
 use somite_project::evidence::ReceiptResult;
 use somite_project::toolchain::find_on_path;
-use somite_runner::{RunPhase, RunnerToolchain, StatusPoll, Supervisor, ValidationRequest};
+use somite_runner::{RunPhase, RunnerToolchain, StatusPoll, Supervisor};
 use std::time::{Duration, Instant};
 
 #[tokio::test]
@@ -18,12 +18,7 @@ async fn a_real_validation_of_fastq_qc_passes_where_pixi_is_installed() {
     let test = single_end_qc();
     let supervisor = Supervisor::open(test.root(), RunnerToolchain::with_pixi(pixi)).unwrap();
     let started = supervisor
-        .start_validation(
-            &test.project,
-            &ValidationRequest {
-                idempotency_key: "real-validate-1".into(),
-            },
-        )
+        .start_validation(&test.project, &validation_request("real-validate-1"))
         .unwrap();
     // Installing the environments can take a while on a cold cache.
     let deadline = Instant::now() + Duration::from_secs(1_800);

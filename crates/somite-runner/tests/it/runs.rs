@@ -110,12 +110,8 @@ async fn the_same_key_replays_the_launch_and_a_different_launch_is_refused() {
 
     // The same key for a validation, another profile, or a changed graph
     // is another launch.
-    let validation = supervisor.start_validation(
-        &test.project,
-        &somite_runner::ValidationRequest {
-            idempotency_key: "replay-key-01".into(),
-        },
-    );
+    let validation =
+        supervisor.start_validation(&test.project, &validation_request("replay-key-01"));
     assert_eq!(
         code(validation.unwrap_err()),
         ErrorCode::IdempotencyConflict
@@ -169,12 +165,7 @@ async fn a_blocked_graph_is_refused_before_any_process_starts() {
         .unwrap_err();
     assert_eq!(code(refused), ErrorCode::WorkflowNotReady);
     let refused = supervisor
-        .start_validation(
-            &test.project,
-            &somite_runner::ValidationRequest {
-                idempotency_key: "blocked-key-2".into(),
-            },
-        )
+        .start_validation(&test.project, &validation_request("blocked-key-2"))
         .unwrap_err();
     assert_eq!(code(refused), ErrorCode::WorkflowNotReady);
     assert!(

@@ -9,7 +9,7 @@ use somite_project::evidence::{ItemResult, ReceiptResult};
 use somite_project::source::{outline_pinned, place_transaction};
 use somite_project::{Project, Seed};
 use somite_runner::receipt::{PREVIEW_DOES_NOT_PROVE, PREVIEW_PROVES};
-use somite_runner::{NodeState, RunPhase, RunRequest, Supervisor, ValidationRequest};
+use somite_runner::{NodeState, RunPhase, RunRequest, Supervisor};
 use somite_source::{PinnedSource, SourceConfig, SourceOrigin, SourceStore};
 use somite_workflow::transaction::GraphTransaction;
 use std::fs;
@@ -85,12 +85,6 @@ fn ready_demo() -> SourceProject {
     }
 }
 
-fn validation(key: &str) -> ValidationRequest {
-    ValidationRequest {
-        idempotency_key: key.into(),
-    }
-}
-
 fn launch_dir(test: &TestProject, run_id: &str) -> PathBuf {
     test.root().join(".somite/runs").join(run_id).join("launch")
 }
@@ -100,10 +94,7 @@ async fn validating_a_source_runs_its_preview_and_records_what_that_proves() {
     let demo = ready_demo();
     let test = &demo.test;
     let supervisor = Supervisor::open(test.root(), demo.toolchain()).unwrap();
-    let started = supervisor
-        .start_validation(&test.project, &validation("preview-key-1"))
-        .unwrap();
-    let status = wait_for_end(&supervisor, &started.run_id).await;
+    let (started, status) = validate(&supervisor, &test.project, "preview-key-1").await;
     assert_eq!(status.phase, RunPhase::Completed, "{status:#?}");
 
     // The frozen package's preview task, through the same `pixi run --frozen`.
@@ -181,10 +172,7 @@ async fn a_pipeline_that_does_not_compile_fails_its_preview_with_a_failed_receip
         .toolchain()
         .with_env(somite_api::EnvVars::SOMITE_STANDIN_SCRIPT_ERROR, "1");
     let supervisor = Supervisor::open(test.root(), toolchain).unwrap();
-    let started = supervisor
-        .start_validation(&test.project, &validation("preview-key-2"))
-        .unwrap();
-    let status = wait_for_end(&supervisor, &started.run_id).await;
+    let (_, status) = validate(&supervisor, &test.project, "preview-key-2").await;
     assert_eq!(status.phase, RunPhase::Failed, "{status:#?}");
     assert_eq!(status.exit_code, Some(1));
     let error = status.error.as_ref().unwrap();
@@ -263,10 +251,7 @@ async fn a_source_run_launches_with_its_samplesheet_resolved_which_the_preview_n
 async fn a_native_validation_still_runs_its_fixtures_not_a_preview() {
     let test = single_end_qc();
     let supervisor = Supervisor::open(test.root(), test.toolchain()).unwrap();
-    let started = supervisor
-        .start_validation(&test.project, &validation("native-key-1"))
-        .unwrap();
-    let status = wait_for_end(&supervisor, &started.run_id).await;
+    let (_, status) = validate(&supervisor, &test.project, "native-key-1").await;
     assert_eq!(status.phase, RunPhase::Completed, "{status:#?}");
     assert_eq!(test.standin_runs()[0][4..], ["run", "local"]);
     let evidence = supervisor.evidence(&status.graph_revision).unwrap();

@@ -148,6 +148,18 @@ impl Api {
         }
     }
 
+    /// Connects the test agent with no plan file (each prompt carries its
+    /// plan) and waits until the session is ready; returns that view.
+    async fn connect_test_agent(&self) -> Value {
+        self.ok(
+            "/api/agent/connect",
+            json!({"command": [test_agent().display().to_string()]}),
+        )
+        .await;
+        self.session_until("the test agent to be ready", |v| v["state"] == "ready")
+            .await
+    }
+
     /// The pending permission prompt for the agent's tool call `call_id`,
     /// once the session shows it.
     async fn pending_permission(&self, call_id: &str) -> Value {
@@ -577,12 +589,7 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
     let project = tempfile::tempdir().unwrap();
     let serve = Serve::start(project.path());
     let api = Api::of(&serve);
-    api.ok(
-        "/api/agent/connect",
-        json!({"command": [test_agent().display().to_string()]}),
-    )
-    .await;
-    api.session_until("ready", |v| v["state"] == "ready").await;
+    api.connect_test_agent().await;
     let base = api.get("/api/workflow").await["state_revision"].clone();
     let plan = json!([
         {"call": {"server": "somite", "tool": somite_api::tools::somite::GRAPH_APPLY_TRANSACTION, "arguments": {
@@ -606,13 +613,7 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
     let workflow = api.get("/api/workflow").await;
     assert_eq!(workflow["document"]["title"], "Renamed by the agent");
     // The runtime stays usable, and a new session can start.
-    api.ok(
-        "/api/agent/connect",
-        json!({"command": [test_agent().display().to_string()]}),
-    )
-    .await;
-    api.session_until("ready again", |v| v["state"] == "ready")
-        .await;
+    api.connect_test_agent().await;
     api.ok("/api/agent/disconnect", json!({})).await;
     serve.stop();
 }
@@ -620,12 +621,7 @@ async fn an_agent_crash_mid_turn_ends_the_session_cleanly_and_keeps_its_edit() {
 /// Connects the test agent and has it compile; returns the agent's private
 /// folder and the package attached in its tools root.
 async fn attach_through_a_compile(api: &Api) -> (PathBuf, PathBuf) {
-    api.ok(
-        "/api/agent/connect",
-        json!({"command": [test_agent().display().to_string()]}),
-    )
-    .await;
-    let ready = api.session_until("ready", |v| v["state"] == "ready").await;
+    let ready = api.connect_test_agent().await;
     // The agent works in `<private>/workspace`; the tools share `<private>/tools`.
     let cwd = PathBuf::from(ready["session"]["workspace"].as_str().unwrap());
     let root = cwd.parent().unwrap().to_owned();
@@ -776,12 +772,7 @@ async fn stop_cancels_the_running_turn_and_the_session_goes_on() {
     let project = tempfile::tempdir().unwrap();
     let serve = Serve::start(project.path());
     let api = Api::of(&serve);
-    api.ok(
-        "/api/agent/connect",
-        json!({"command": [test_agent().display().to_string()]}),
-    )
-    .await;
-    api.session_until("ready", |v| v["state"] == "ready").await;
+    api.connect_test_agent().await;
     let plan = json!([{"say": "thinking"}, {"sleep": {"ms": 30000}}, {"say": "too late"}]);
     api.ok(
         "/api/agent/prompt",
@@ -836,12 +827,7 @@ async fn a_resource_install_waits_for_the_users_own_answer_every_time() {
     let project = tempfile::tempdir().unwrap();
     let serve = Serve::start(project.path());
     let api = Api::of(&serve);
-    api.ok(
-        "/api/agent/connect",
-        json!({"command": [test_agent().display().to_string()]}),
-    )
-    .await;
-    api.session_until("ready", |v| v["state"] == "ready").await;
+    api.connect_test_agent().await;
 
     let install = json!({"action": "install", "provider_id": "k2_standard_08gb",
         "consent": {"download_bytes": 1, "stored_bytes": 1, "effect_digest": "blake3:00"}});

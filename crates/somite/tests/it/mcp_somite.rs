@@ -13,11 +13,10 @@ use rmcp::model::{
     ClientRequest,
 };
 use rmcp::service::NotificationContext;
-use rmcp::service::{PeerRequestOptions, RequestHandle, RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use rmcp::service::{PeerRequestOptions, RequestHandle, ServiceError};
+use rmcp::{ClientHandler, ClientLifecycleMode, RoleClient};
 
-use crate::support::mcp::{call, ok};
+use crate::support::mcp::{connect, connect_with, failure, ok};
 use crate::support::standin_pixi;
 use serde_json::{Value, json};
 use somite_mcp::effects::Effect;
@@ -28,7 +27,6 @@ use somite_test_support::ready_paired_reads;
 use std::collections::BTreeSet;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tokio::process::Command;
 
 /// The runtime hands exactly this list to the permission policy, so the
 /// server must advertise exactly these tools.
@@ -50,48 +48,6 @@ async fn runtime() -> Fixture {
         server: somite_server::start(&config, project).await.unwrap(),
         _dir: dir,
     }
-}
-
-async fn connect(
-    url: &str,
-    capability: Option<&str>,
-    lifecycle: ClientLifecycleMode,
-) -> RunningService<RoleClient, ()> {
-    connect_with((), url, capability, lifecycle).await
-}
-
-async fn connect_with<H: ClientHandler>(
-    handler: H,
-    url: &str,
-    capability: Option<&str>,
-    lifecycle: ClientLifecycleMode,
-) -> RunningService<RoleClient, H> {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_somite"));
-    command
-        .args(["mcp", "somite", "--server-url", url])
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin");
-    if let Some(capability) = capability {
-        command.env(somite_api::EnvVars::SOMITE_MCP_CAPABILITY, capability);
-    }
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    handler
-        .serve_with_lifecycle(transport, lifecycle)
-        .await
-        .expect("MCP session")
-}
-
-async fn failure(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> Value {
-    let result = call(client, tool, arguments).await;
-    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
-    let envelope = result.structured_content.expect("structured error");
-    for field in ["code", "message", "recovery"] {
-        assert!(envelope[field].is_string(), "{envelope}");
-    }
-    envelope
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,15 +8,15 @@
 //! envelopes are exercised end to end).
 
 use crate::standin::{DEMO_1_0_1, RESET_EPOCH, StandIn};
-use crate::support::mcp::{call, ok};
+use crate::support::mcp::{connect, failure, ok};
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, RoleClient};
 use serde_json::{Value, json};
 use somite_api::tools::somite::{
     SOURCE_RESOLVE_GITHUB, SOURCE_RESOLVE_NFCORE, SOURCE_SEARCH_NFCORE, SOURCE_WORKFLOW_EDIT,
     SOURCE_WORKFLOW_PROMOTE, WORKFLOW_GET,
 };
+use std::path::PathBuf;
 use std::process::Output;
 
 /// A stand-in, a documentation cache and an empty project folder for
@@ -147,15 +147,59 @@ async fn a_spent_github_rate_limit_is_rate_limited_with_its_reset_time() {
     assert_eq!(RESET_EPOCH, 1_796_335_200);
 }
 
+/// A runtime on an empty project whose sources come from a fresh stand-in
+/// (cached in a folder of its own), with `pixi` as its Pixi when given.
+struct SourceRuntime {
+    server: somite_server::RunningServer,
+    dir: tempfile::TempDir,
+    _cache: tempfile::TempDir,
+    standin: StandIn,
+}
+
+impl SourceRuntime {
+    async fn start(pixi: Option<PathBuf>) -> Self {
+        let standin = StandIn::start().await;
+        let cache = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let project =
+            somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
+        let config = somite_server::config::ServerConfig {
+            sources: Some(standin.config(cache.path())),
+            pixi,
+            ..somite_server::config::ServerConfig::loopback(
+                dir.path(),
+                env!("CARGO_BIN_EXE_somite"),
+            )
+            .unwrap()
+        };
+        Self {
+            server: somite_server::start(&config, project).await.unwrap(),
+            dir,
+            _cache: cache,
+            standin,
+        }
+    }
+
+    /// `somite mcp somite` onto the runtime, as an agent runs it: with a
+    /// capability of its own.
+    async fn agent(&self) -> RunningService<RoleClient, ()> {
+        let (_, capability) = self.server.state.capabilities.issue();
+        connect(
+            &self.server.url(),
+            Some(capability.expose()),
+            ClientLifecycleMode::Initialize,
+        )
+        .await
+    }
+}
+
 async fn refused(
     client: &RunningService<RoleClient, ()>,
     tool: &str,
     arguments: Value,
     code: &str,
 ) -> Value {
-    let result = call(client, tool, arguments).await;
-    assert_eq!(result.is_error, Some(true), "{tool}: {result:?}");
-    let envelope = result.structured_content.expect("structured error");
+    let envelope = failure(client, tool, arguments).await;
     assert_eq!(envelope["code"], code, "{envelope}");
     assert!(envelope["recovery"].as_str().is_some_and(|r| !r.is_empty()));
     envelope
@@ -163,31 +207,9 @@ async fn refused(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
-    let standin = StandIn::start().await;
-    let cache = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let project = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
-    let config = somite_server::config::ServerConfig {
-        sources: Some(standin.config(cache.path())),
-        ..somite_server::config::ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite"))
-            .unwrap()
-    };
-    let server = somite_server::start(&config, project).await.unwrap();
-    let (_, capability) = server.state.capabilities.issue();
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_somite"));
-    command
-        .args(["mcp", "somite", "--server-url", &server.url()])
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env(
-            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
-            capability.expose(),
-        );
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let client = ().serve(transport).await.expect("MCP session");
+    let runtime = SourceRuntime::start(None).await;
+    let (standin, server) = (&runtime.standin, &runtime.server);
+    let client = runtime.agent().await;
 
     let page = ok(&client, SOURCE_SEARCH_NFCORE, json!({"query": "demo"})).await;
     assert_eq!(page["matches"][0]["repository"], "nf-core/demo");
@@ -402,22 +424,13 @@ async fn the_cli_edits_and_promotes_a_resolved_source() {
 /// says what the preview proves.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn validate_on_a_source_workflow_records_preview_evidence_from_web_and_mcp() {
-    let standin = StandIn::start().await;
-    let cache = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let runtime = SourceRuntime::start(Some(crate::support::sibling("somite-pixi-standin"))).await;
+    let server = &runtime.server;
     std::fs::write(
-        dir.path().join("samplesheet.csv"),
+        runtime.dir.path().join("samplesheet.csv"),
         "sample,fastq_1,fastq_2\n",
     )
     .unwrap();
-    let project = somite_project::Project::open(dir.path(), somite_project::Seed::Empty).unwrap();
-    let config = somite_server::config::ServerConfig {
-        sources: Some(standin.config(cache.path())),
-        pixi: Some(crate::support::sibling("somite-pixi-standin")),
-        ..somite_server::config::ServerConfig::loopback(dir.path(), env!("CARGO_BIN_EXE_somite"))
-            .unwrap()
-    };
-    let server = somite_server::start(&config, project).await.unwrap();
     let http = reqwest::Client::new();
     let post = |path: &str, body: Value| {
         let request = http.post(format!("{}/api{path}", server.url())).json(&body);
@@ -473,21 +486,7 @@ async fn validate_on_a_source_workflow_records_preview_evidence_from_web_and_mcp
     assert_eq!(status["states"]["source"], "skipped", "{status}");
 
     // The agent's tool, on the same graph revision.
-    let (_, capability) = server.state.capabilities.issue();
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_somite"));
-    command
-        .args(["mcp", "somite", "--server-url", &server.url()])
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env(
-            somite_api::EnvVars::SOMITE_MCP_CAPABILITY,
-            capability.expose(),
-        );
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let client = ().serve(transport).await.expect("MCP session");
+    let client = runtime.agent().await;
     let started = ok(
         &client,
         somite_api::tools::somite::VALIDATION_START,

@@ -6,7 +6,9 @@
 
 use serde_json::json;
 use somite_project::{Project, Seed};
-use somite_runner::{RunPhase, RunStatus, RunnerToolchain, StatusPoll, Supervisor};
+use somite_runner::{
+    RunPhase, RunStarted, RunStatus, RunnerToolchain, StatusPoll, Supervisor, ValidationRequest,
+};
 use somite_workflow::transaction::{GraphTransaction, Operation};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -241,49 +243,78 @@ pub fn ncbi_gff3_conversion() -> TestProject {
     test
 }
 
+/// A validation request with the idempotency key `key`.
+pub fn validation_request(key: &str) -> ValidationRequest {
+    ValidationRequest {
+        idempotency_key: key.into(),
+    }
+}
+
+/// Starts a validation of `project` with the key `key` and waits for it to
+/// end: what the start answered, and the run's last status.
+pub async fn validate(
+    supervisor: &Supervisor,
+    project: &Project,
+    key: &str,
+) -> (RunStarted, RunStatus) {
+    let started = supervisor
+        .start_validation(project, &validation_request(key))
+        .unwrap();
+    let status = wait_for_end(supervisor, &started.run_id).await;
+    (started, status)
+}
+
 /// Waits until `run_id` has ended, long-polling like a client would.
 pub async fn wait_for_end(supervisor: &Supervisor, run_id: &str) -> RunStatus {
-    let started = Instant::now();
-    loop {
-        let status = supervisor
-            .status(
-                run_id,
-                StatusPoll {
-                    wait_ms: 5_000,
-                    since_revision: None,
-                },
-            )
-            .await
-            .unwrap();
-        if status.phase.is_terminal() {
-            return status;
-        }
-        assert!(started.elapsed() < CEILING, "run did not end: {status:#?}");
-    }
+    poll_until(supervisor, run_id, 5_000, "run did not end", |status| {
+        status.phase.is_terminal()
+    })
+    .await
 }
 
 /// Waits until `run_id` is in `phase` (or has ended, which fails).
 pub async fn wait_for_phase(supervisor: &Supervisor, run_id: &str, phase: RunPhase) -> RunStatus {
+    poll_until(
+        supervisor,
+        run_id,
+        2_000,
+        &format!("no {phase:?}"),
+        |status| {
+            assert!(
+                status.phase == phase || !status.phase.is_terminal(),
+                "run ended before reaching {phase:?}: {status:#?}"
+            );
+            status.phase == phase
+        },
+    )
+    .await
+}
+
+/// Long-polls `run_id` (up to `wait_ms` a poll) until `done`, for at most
+/// [`CEILING`]; past it, fails saying `what`.
+async fn poll_until(
+    supervisor: &Supervisor,
+    run_id: &str,
+    wait_ms: u64,
+    what: &str,
+    done: impl Fn(&RunStatus) -> bool,
+) -> RunStatus {
     let started = Instant::now();
     loop {
         let status = supervisor
             .status(
                 run_id,
                 StatusPoll {
-                    wait_ms: 2_000,
+                    wait_ms,
                     since_revision: None,
                 },
             )
             .await
             .unwrap();
-        if status.phase == phase {
+        if done(&status) {
             return status;
         }
-        assert!(
-            !status.phase.is_terminal(),
-            "run ended before reaching {phase:?}: {status:#?}"
-        );
-        assert!(started.elapsed() < CEILING, "no {phase:?}: {status:#?}");
+        assert!(started.elapsed() < CEILING, "{what}: {status:#?}");
     }
 }
 
