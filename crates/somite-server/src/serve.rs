@@ -715,6 +715,37 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
 
+    fn head(text: &str) -> RequestHead {
+        match check_head(text.as_bytes()) {
+            Some(Ok(head)) => head,
+            _ => panic!("not a complete, acceptable head: {text:?}"),
+        }
+    }
+
+    #[test]
+    fn only_length_delimited_keep_alive_requests_let_the_connection_go_on() {
+        let plain = head("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+        assert_eq!(plain.body, Some(0));
+        assert!(plain.reusable);
+        assert_eq!(plain.len, "GET / HTTP/1.1\r\nHost: a\r\n\r\n".len());
+        let sized = head("POST / HTTP/1.1\r\nContent-Length: 12\r\ncontent-length: 12\r\n\r\n");
+        assert_eq!((sized.body, sized.reusable), (Some(12), true));
+        for closing in [
+            "GET / HTTP/1.1\r\nConnection: keep-alive, Close\r\n\r\n",
+            "GET / HTTP/1.0\r\n\r\n",
+            "GET / HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+            "POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+        ] {
+            assert!(!head(closing).reusable, "{closing:?}");
+        }
+        assert_eq!(
+            head("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n").body,
+            None
+        );
+    }
+
     #[test]
     fn heads_are_judged_as_they_arrive() {
         assert!(check_head(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1").is_none());
