@@ -23,6 +23,14 @@ after warm-up calls that are not counted, and under `client` the SDK's
 release. Asserts only that every call succeeds; timing is reported, never
 judged here.
 
+With the SDK, each timed call is followed by the check the SDK itself ran
+on that result — its own `validate_tool_result` (2.x: the tool's compiled
+outputSchema validator over `structuredContent`; 1.x, `_validate_tool_result`:
+a one-shot `jsonschema.validate()`) — timed on its own and reported as
+`client_check`, and the call's time less that check as `server_share`:
+what the client spends judging a result is not what the server spends
+producing it.
+
 Where the time goes (issue 23's profile): nearly all of a
 `somite.workflow.get` call in this client is the client's own check of
 `structuredContent` against the tool's outputSchema. SDK 1.x runs a one-shot
@@ -69,6 +77,14 @@ def structured(result) -> dict:
     return getattr(result, "structured_content", None) or result.structuredContent
 
 
+async def client_check_ms(session: ClientSession, tool: str, result) -> float:
+    """Times the outputSchema check the SDK ran on `result` inside `call_tool`, by calling it again."""
+    check = getattr(session, "validate_tool_result", None) or session._validate_tool_result
+    start = time.perf_counter()
+    await check(tool, result)
+    return (time.perf_counter() - start) * 1000
+
+
 def summary(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
@@ -97,6 +113,8 @@ async def run(binary: str, everything: list[str], calls: int, urls: list[str], c
             )
             targets.append((url, session, "somite.workflow.get", {}))
         samples: dict[str, list[float]] = {name: [] for name, *_ in targets}
+        checks: dict[str, list[float]] = {name: [] for name, *_ in targets}
+        shares: dict[str, list[float]] = {name: [] for name, *_ in targets}
         nodes: dict[str, int] = {}
         for round_ in range(WARM_UP + calls):
             # Interleaved: each round calls every server once, so drift in
@@ -107,12 +125,20 @@ async def run(binary: str, everything: list[str], calls: int, urls: list[str], c
                 elapsed = (time.perf_counter() - start) * 1000
                 if is_error(result):
                     raise SystemExit(f"{tool} on {name} failed: {result.content}")
+                check = await client_check_ms(session, tool, result)
                 if round_ >= WARM_UP:
                     samples[name].append(elapsed)
+                    checks[name].append(check)
+                    shares[name].append(elapsed - check)
                 if tool == "somite.workflow.get":
                     nodes[name] = len(structured(result)["document"]["nodes"])
         return {
-            name: {**summary(values), **({"nodes": nodes[name]} if name in nodes else {})}
+            name: {
+                **summary(values),
+                "client_check": summary(checks[name]),
+                "server_share": summary(shares[name]),
+                **({"nodes": nodes[name]} if name in nodes else {}),
+            }
             for name, values in samples.items()
         }
 

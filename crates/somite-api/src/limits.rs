@@ -20,3 +20,19 @@ pub const MAX_CANDIDATE_BYTES: usize = 64 * 1024;
 
 /// The most operator candidates one project keeps at once.
 pub const MAX_CANDIDATES: usize = 32;
+
+/// How long the runtime keeps an idle HTTP connection open for a client's
+/// next request. A client that pools connections to the runtime (the MCP
+/// adapter) drops its idle ones after [`RUNTIME_POOL_IDLE`], well before,
+/// so it never sends a request on a connection the runtime is closing.
+pub const RUNTIME_KEEP_ALIVE: Duration = Duration::from_secs(5);
+
+/// How long a client of the runtime keeps an idle pooled connection: half
+/// of [`RUNTIME_KEEP_ALIVE`], so the client's timer, which starts when it
+/// has read a response, expires before the runtime's, which started when
+/// the runtime wrote it.
+pub const RUNTIME_POOL_IDLE: Duration = Duration::from_millis(2_500);
+const _: () = assert!(
+    RUNTIME_POOL_IDLE.as_millis() * 2 <= RUNTIME_KEEP_ALIVE.as_millis(),
+    "a pooled connection must expire well before the runtime closes it"
+);

@@ -280,8 +280,11 @@ impl Server {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
+        // The runtime closes an idle connection after its keep-alive; a
+        // pooled one is dropped before that, never reused as it closes.
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(60))
+            .pool_idle_timeout(somite_api::limits::RUNTIME_POOL_IDLE)
             .build()
             .map_err(|error| EvalError::Server(error.to_string()))?;
         Ok(Self { child, url, http })

@@ -21,10 +21,12 @@
 //! for `structuredContent`, checked against that type on the parsed tree (a
 //! reply that does not match is reported as `invalid_response`), and its
 //! bytes handed on verbatim as the text content instead of serialising a
-//! 500-node document again. All calls share one client with Nagle off. The
-//! runtime serves one request per connection (`somite-server`'s `serve`
-//! says why), so each call opens a fresh loopback connection, about 0.2 ms;
-//! the connection pool is ready for a runtime that keeps them alive.
+//! 500-node document again. All calls of this process share one client,
+//! with Nagle off and a pool of kept-alive connections: a burst of calls
+//! pays for one loopback handshake (about 0.2 ms each otherwise). A pooled
+//! connection is dropped after [`somite_api::limits::RUNTIME_POOL_IDLE`],
+//! before the runtime would close it, so no call is sent on a connection
+//! that is being closed.
 
 mod resource_tool;
 mod source_workflow_tools;
@@ -452,12 +454,10 @@ impl SomiteServer {
     /// (normally read from [`somite_api::EnvVars::SOMITE_MCP_CAPABILITY`]).
     pub fn new(server_url: &str, capability: Option<String>) -> Result<SomiteServer, StartError> {
         let base = loopback_base_url(server_url)?;
-        // No client-wide timeout: each call sets its own (see `Work`). An
-        // idle connection the runtime kept open would be kept however long
-        // the agent thinks between calls.
+        // No client-wide timeout: each call sets its own (see `Work`).
         let client = reqwest::Client::builder()
             .no_proxy()
-            .pool_idle_timeout(None)
+            .pool_idle_timeout(somite_api::limits::RUNTIME_POOL_IDLE)
             .tcp_nodelay(true)
             .build()?;
         Ok(SomiteServer {

@@ -48,6 +48,9 @@ pub struct ConnectionLimits {
     /// How long a connection may take to send its whole request head before
     /// it is closed unanswered.
     pub header_read_timeout: Duration,
+    /// How long a kept-alive connection may take, after a response, to send
+    /// its next whole request head (at most the header-read timeout).
+    pub idle_timeout: Duration,
     /// How long a request body may take to arrive once its head has; then
     /// the request is answered `request_timeout` and its connection closed.
     pub body_read_timeout: Duration,
@@ -58,6 +61,7 @@ impl Default for ConnectionLimits {
         ConnectionLimits {
             max_connections: crate::serve::MAX_CONNECTIONS,
             header_read_timeout: crate::serve::HEADER_READ_TIMEOUT,
+            idle_timeout: somite_api::limits::RUNTIME_KEEP_ALIVE,
             body_read_timeout: crate::body::BODY_READ_TIMEOUT,
         }
     }

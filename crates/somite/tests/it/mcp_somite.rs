@@ -324,6 +324,64 @@ async fn without_a_capability_the_runtime_refuses_every_call() {
     );
 }
 
+/// The TCP connections to `port` that are open or closed moments ago
+/// (TIME_WAIT on whichever side closed first), as the kernel lists them,
+/// told apart by the client's port: a connection per call leaves one per
+/// call.
+#[cfg(target_os = "linux")]
+fn connections_to(port: u16) -> usize {
+    const LISTEN: &str = "0A";
+    let port_of = |address: &str| {
+        address
+            .rsplit_once(':')
+            .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+    };
+    let mut clients = BTreeSet::new();
+    for line in std::fs::read_to_string("/proc/net/tcp")
+        .unwrap()
+        .lines()
+        .skip(1)
+    {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (local, remote) = (port_of(fields[1]), port_of(fields[2]));
+        if fields[3] == LISTEN {
+            continue;
+        }
+        if local == Some(port) {
+            clients.extend(remote);
+        } else if remote == Some(port) {
+            clients.extend(local);
+        }
+    }
+    clients.len()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_keeps_its_connection_to_the_runtime_across_calls() {
+    let fixture = runtime().await;
+    let (_, capability) = fixture.server.state.capabilities.issue();
+    let client = connect(
+        &fixture.server.url(),
+        Some(capability.expose()),
+        ClientLifecycleMode::Initialize,
+    )
+    .await;
+    let calls = 10;
+    for _ in 0..calls {
+        ok(&client, somite_api::tools::somite::WORKFLOW_GET, json!({})).await;
+    }
+    // Not a claim about timing: a pooled connection may expire between two
+    // calls on a slow machine, but one connection per call means none was
+    // kept.
+    let connections = connections_to(fixture.server.address.port());
+    assert!(
+        (1..calls).contains(&connections),
+        "{connections} connections for {calls} calls"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[test]
 fn a_non_loopback_runtime_url_is_refused_at_start() {
     for url in [
