@@ -16,6 +16,10 @@
 //! folder) is retried with the next edit's state and never fails an edit.
 //! Dropping the writer (closing the project) writes the newest pending state
 //! before it returns, so a process that exits after an edit leaves its copy.
+//!
+//! The writer also frees the states an edit replaced: dropping a large
+//! document takes as long as a good part of the edit itself, and nobody
+//! waits for it.
 
 use crate::durable;
 use crate::project::Snapshot;
@@ -41,6 +45,8 @@ struct Shared {
 struct Pending {
     /// The newest state not yet written; a newer one replaces it.
     next: Option<Arc<Snapshot>>,
+    /// States replaced since the writer last looked, to drop there.
+    retired: Vec<Arc<Snapshot>>,
     /// The writer is writing a state it took.
     writing: bool,
     closing: bool,
@@ -55,8 +61,9 @@ impl Autosave {
         }
     }
 
-    /// Hands `snapshot` to the writer and returns at once.
-    pub(crate) fn save(&mut self, snapshot: Arc<Snapshot>) {
+    /// Hands `snapshot` to the writer, and `previous` (the state it
+    /// replaces) to be dropped there, and returns at once.
+    pub(crate) fn save(&mut self, snapshot: Arc<Snapshot>, previous: Arc<Snapshot>) {
         if self.thread.is_none() {
             let shared = self.shared.clone();
             let path = self.path.clone();
@@ -66,8 +73,15 @@ impl Autosave {
                 .spawn(move || write_until_closed(&shared, &path))
                 .ok();
         }
+        if self.thread.is_none() {
+            // Nobody would write or free what is handed over.
+            return;
+        }
         let mut pending = lock(&self.shared);
-        pending.next = Some(snapshot);
+        pending.retired.push(previous);
+        if let Some(unwritten) = pending.next.replace(snapshot) {
+            pending.retired.push(unwritten);
+        }
         drop(pending);
         self.shared.wake.notify_all();
     }
@@ -122,17 +136,22 @@ fn wait<'a>(
 fn write_until_closed(shared: &Shared, path: &std::path::Path) {
     let mut pending = lock(shared);
     loop {
-        while pending.next.is_none() && !pending.closing {
+        while pending.next.is_none() && pending.retired.is_empty() && !pending.closing {
             pending = wait(shared, pending);
         }
+        let retired = std::mem::take(&mut pending.retired);
         // The pending state is written before closing is honoured.
-        let Some(snapshot) = pending.next.take() else {
+        let next = pending.next.take();
+        if next.is_none() && retired.is_empty() {
             return;
-        };
-        pending.writing = true;
+        }
+        pending.writing = next.is_some();
         drop(pending);
-        // A failure is the copy's, not the edit's: the next state retries.
-        let _ = durable::publish(path, &document_bytes(&snapshot));
+        drop(retired);
+        if let Some(snapshot) = next {
+            // A failure is the copy's, not the edit's: the next state retries.
+            let _ = durable::publish(path, &document_bytes(&snapshot));
+        }
         pending = lock(shared);
         pending.writing = false;
         shared.wake.notify_all();
