@@ -11,10 +11,10 @@
 //!
 //! The input-origin sidecar is the commit record: it binds the graph's bytes
 //! (by digest) to their location *and* carries the idempotency records, and
-//! it is published before the graph. An edit is therefore two atomic
-//! renames, sidecar then graph, and the sidecar also remembers the digest of
-//! the graph it replaces and the key of the edit that replaces it. Whatever
-//! a crash interrupts, opening the project again finds one of three states:
+//! it is on stable storage before the graph is renamed into place. It also
+//! remembers the digest of the graph it replaces and the key of the edit
+//! that replaces it. Whatever a crash interrupts, opening the project again
+//! finds one of three states:
 //!
 //! - the graph is the one the sidecar records: the edit landed, whole;
 //! - the graph is the one the sidecar *replaced*: the edit never landed, so
@@ -26,12 +26,21 @@
 //!
 //! Recovery is automatic and exact, and a retried key always answers
 //! truthfully. An edit is acknowledged only after the graph's rename is on
-//! stable storage. The graph's bytes are staged (written and synced to a
-//! temporary file) while the sidecar is published, since nothing orders
-//! them: only the graph's rename must follow the sidecar's, so an edit
-//! waits for about three syncs, not four. The autosave copy is written
-//! after the answer, off the edit's path ([`crate::autosave`]); it is a
-//! convenience, and failing to write it does not un-commit the edit.
+//! stable storage: there is no log that publishes the graph later.
+//!
+//! What an edit waits for is about a bare durable write of the graph's
+//! bytes. The graph file holds exactly the state's canonical JSON, made once
+//! per state ([`Snapshot::json`]), so there is nothing to serialize at
+//! commit time. The sidecar is two slot files overwritten in place in turn
+//! ([`crate::sidecar`]): one write and one data sync, no rename, no
+//! directory sync, and a slot torn by a crash is recognised and ignored
+//! (its edit was never acknowledged). The slot is written and synced while
+//! one worker thread ([`durable::Stager`]) stages the graph's bytes in a
+//! temporary file, since nothing orders those two: only the graph's rename
+//! must follow the slot. The autosave copy is written after the answer,
+//! off the edit's path ([`crate::autosave`]), whose writer also frees the
+//! state the edit replaced; the copy is a convenience, and failing to
+//! write it does not un-commit the edit.
 //!
 //! # Writers and readers
 //!
@@ -39,16 +48,17 @@
 //! per project, and only the writer removes stale temporary files.
 //! [`Project::read`] takes no lock and writes nothing, so `somite graph
 //! show` or `assess` can never disturb a running server; it reads the graph
-//! before the sidecar, which (as the sidecar is published first) can only
-//! ever see the states crash recovery already reconciles, and retries the
-//! rare read that straddles two edits.
+//! before the sidecar, which (as the sidecar is written first) can only
+//! ever see the states crash recovery already reconciles: a slot it reads
+//! while the writer overwrites it is torn to the reader too, and ignored.
+//! It retries the rare read that straddles two edits.
 
 use crate::autosave::Autosave;
 use crate::durable::{self, DurableError, Stager};
 use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
-use crate::sidecar::{self, CommitRecord, Found, Replaced, Slots};
+use crate::sidecar::{self, CommitRecord, Found, Newest, Replaced, Slots};
 use serde::{Deserialize, Serialize};
 use somite_workflow::assessment::{Assessment, FileEvidence, InputProbe, assess_at};
 use somite_workflow::canonical::digest_bytes;
@@ -207,7 +217,7 @@ struct Loaded {
     /// The sidecar on disk is not what a writer would write for this state
     /// (an edit that never landed, an older format): rewrite it.
     sidecar_outdated: bool,
-    slots: Slots,
+    newest: Newest,
     legacy_leftover: bool,
 }
 
@@ -290,7 +300,7 @@ impl Project {
             records: loaded.records,
             committed_digest: loaded.committed_digest,
             recovery: loaded.recovery,
-            slots: loaded.slots,
+            slots: Slots::after(loaded.newest),
             legacy_leftover: loaded.legacy_leftover,
             stager: Stager::default(),
             lock,
@@ -675,7 +685,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
     };
     let sidecar::Read {
         found,
-        slots,
+        newest,
         legacy_leftover,
     } = sidecar::read(layout).map_err(SomiteError::from)?;
     let location = layout.graph_location();
@@ -699,7 +709,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
             },
         }),
         sidecar_outdated: false,
-        slots,
+        newest,
         legacy_leftover,
     };
     let (record, legacy_format) = match found {
@@ -710,7 +720,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
                 committed_digest: None,
                 recovery: None,
                 sidecar_outdated: false,
-                slots,
+                newest,
                 legacy_leftover,
             });
         }
@@ -750,7 +760,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
             committed_digest: graph_digest,
             recovery: None,
             sidecar_outdated: legacy_format,
-            slots,
+            newest,
             legacy_leftover,
         });
     }
@@ -767,7 +777,7 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
                 committed_digest: graph_digest,
                 recovery: None,
                 sidecar_outdated: true,
-                slots,
+                newest,
                 legacy_leftover,
             })
         }

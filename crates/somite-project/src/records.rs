@@ -72,6 +72,12 @@ impl<T> Records<T> {
         self.records.retain(|r| r.key != key);
     }
 
+    /// The records, oldest first, as shared: a caller can recognise a record
+    /// it has seen before (`Arc::ptr_eq`), e.g. to reuse its serialization.
+    pub fn shared(&self) -> impl Iterator<Item = &Arc<Record<T>>> {
+        self.records.iter()
+    }
+
     pub fn len(&self) -> usize {
         self.records.len()
     }

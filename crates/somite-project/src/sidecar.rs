@@ -31,10 +31,12 @@
 use crate::durable::{self, DurableError};
 use crate::layout::Layout;
 use crate::project::TransactionOutcome;
-use crate::records::Records;
+use crate::records::{Record, Records};
 use serde::{Deserialize, Serialize};
 use somite_workflow::Revision;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 const MAGIC: &str = "somite-commit v1";
 
@@ -84,11 +86,19 @@ pub(crate) enum Found {
     Missing,
 }
 
-/// What a writer needs to know about the slots to commit next: which one
-/// holds the newest whole record, and its sequence number.
+/// Which slot holds the newest whole record, and its sequence number.
 #[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Newest(Option<(usize, u64)>);
+
+/// The writer's side of the slots: where the next commit goes.
+#[derive(Debug, Default)]
 pub(crate) struct Slots {
-    newest: Option<(usize, u64)>,
+    newest: Newest,
+    /// Each idempotency record's JSON, made when the record was first
+    /// written: every commit writes all (up to 256) records, but only the
+    /// newest is new. Keyed by the shared record's address; holding the
+    /// record keeps the address from being reused.
+    record_json: HashMap<usize, (Arc<Record<TransactionOutcome>>, Box<[u8]>)>,
 }
 
 /// What [`read`] found: the record, where the next commit goes, and
@@ -97,7 +107,7 @@ pub(crate) struct Slots {
 #[derive(Debug)]
 pub(crate) struct Read {
     pub(crate) found: Found,
-    pub(crate) slots: Slots,
+    pub(crate) newest: Newest,
     pub(crate) legacy_leftover: bool,
 }
 
@@ -125,9 +135,7 @@ pub(crate) fn read(layout: &Layout) -> Result<Read, DurableError> {
         let legacy_leftover = legacy.exists() || layout.legacy_transaction_records().exists();
         return Ok(Read {
             found: Found::Slot(record),
-            slots: Slots {
-                newest: Some((slot, seq)),
-            },
+            newest: Newest(Some((slot, seq))),
             legacy_leftover,
         });
     }
@@ -141,12 +149,20 @@ pub(crate) fn read(layout: &Layout) -> Result<Read, DurableError> {
     let legacy_leftover = !matches!(found, Found::Missing);
     Ok(Read {
         found,
-        slots: Slots::default(),
+        newest: Newest::default(),
         legacy_leftover,
     })
 }
 
 impl Slots {
+    /// The writer of slots whose newest whole record is `newest`.
+    pub(crate) fn after(newest: Newest) -> Slots {
+        Slots {
+            newest,
+            record_json: HashMap::new(),
+        }
+    }
+
     /// Writes `record` into the slot that does not hold the newest record
     /// and forces it to stable storage. Until this returns `Ok` the newest
     /// whole record on disk is the previous one; a failure (or crash) leaves
@@ -156,15 +172,63 @@ impl Slots {
         layout: &Layout,
         record: &CommitRecord,
     ) -> Result<(), DurableError> {
-        let (slot, seq) = match self.newest {
+        let (slot, seq) = match self.newest.0 {
             Some((slot, seq)) => (1 - slot, seq + 1),
             None => (0, 1),
         };
-        let json = serde_json::to_vec(record).expect("commit records serialize");
+        let json = self.serialize(record);
         let path = &layout.input_origin_slots()[slot];
         durable::overwrite(path, &encode(seq, &json))?;
-        self.newest = Some((slot, seq));
+        self.newest = Newest(Some((slot, seq)));
         Ok(())
+    }
+}
+
+impl Slots {
+    /// `record` as compact JSON, with the idempotency records' JSON reused
+    /// from earlier commits: the same bytes `serde_json` would write.
+    fn serialize(&mut self, record: &CommitRecord) -> Vec<u8> {
+        let Some(records) = &record.transactions else {
+            return serde_json::to_vec(record).expect("commit records serialize");
+        };
+        let head = CommitRecord {
+            transactions: None,
+            ..record.clone_head()
+        };
+        let mut json = serde_json::to_vec(&head).expect("commit records serialize");
+        // `transactions` is the last field: reopen the object to add it.
+        json.pop();
+        json.extend_from_slice(b",\"transactions\":[");
+        let mut kept = HashMap::with_capacity(records.len());
+        for (i, shared) in records.shared().enumerate() {
+            let address = Arc::as_ptr(shared) as usize;
+            let entry = self.record_json.remove(&address).unwrap_or_else(|| {
+                let bytes = serde_json::to_vec(&**shared).expect("records serialize");
+                (shared.clone(), bytes.into())
+            });
+            if i > 0 {
+                json.push(b',');
+            }
+            json.extend_from_slice(&entry.1);
+            kept.insert(address, entry);
+        }
+        json.extend_from_slice(b"]}");
+        self.record_json = kept;
+        json
+    }
+}
+
+impl CommitRecord {
+    /// Everything but the idempotency records.
+    fn clone_head(&self) -> CommitRecord {
+        CommitRecord {
+            location: self.location.clone(),
+            document_digest: self.document_digest.clone(),
+            state_revision: self.state_revision.clone(),
+            graph_revision: self.graph_revision.clone(),
+            replaces: self.replaces.clone(),
+            transactions: None,
+        }
     }
 }
 
@@ -275,12 +339,47 @@ mod tests {
         std::fs::write(&first, &whole[..whole.len() / 2]).unwrap();
         let found = read(&layout).unwrap();
         assert!(!found.legacy_leftover);
-        let mut slots = found.slots;
+        let mut slots = Slots::after(found.newest);
         assert_eq!(digest(found), "blake3:2");
         let second_before = std::fs::read(&second).unwrap();
         slots.write(&layout, &record("blake3:4")).unwrap();
         assert_eq!(std::fs::read(&second).unwrap(), second_before);
         assert_eq!(digest(read(&layout).unwrap()), "blake3:4");
+    }
+
+    #[test]
+    fn records_reused_from_earlier_commits_serialize_as_serde_json_would() {
+        let outcome = |i: usize| TransactionOutcome {
+            previous_state_revision: format!("blake3:{i}"),
+            state_revision: format!("blake3:{}", i + 1),
+            graph_revision: "blake3:g".into(),
+            summary: format!("edit \"{i}\""),
+            operations: i,
+            replayed: false,
+        };
+        let mut slots = Slots::default();
+        let mut records = Records::default();
+        for i in 0..300 {
+            records.insert(format!("key-{i:08}"), format!("blake3:r{i}"), outcome(i));
+            if i == 150 {
+                records.remove("key-00000100");
+            }
+            let mut commit = record("blake3:d");
+            commit.replaces = Some(Replaced {
+                document_digest: None,
+                idempotency_key: Some(format!("key-{i:08}")),
+            });
+            commit.transactions = Some(records.clone());
+            assert_eq!(
+                slots.serialize(&commit),
+                serde_json::to_vec(&commit).unwrap()
+            );
+        }
+        assert_eq!(
+            slots.record_json.len(),
+            records.len(),
+            "forgotten records are dropped"
+        );
     }
 
     #[test]
@@ -317,7 +416,7 @@ mod tests {
         );
 
         // Once a slot is whole, the older file is a leftover to remove.
-        let mut slots = found.slots;
+        let mut slots = Slots::after(found.newest);
         slots.write(&layout, &record("blake3:new")).unwrap();
         let found = read(&layout).unwrap();
         assert!(found.legacy_leftover);
