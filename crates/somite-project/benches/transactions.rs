@@ -114,10 +114,8 @@ fn bench_transactions(c: &mut Criterion) {
         |b| b.iter(|| bare_publish(&anchor_path, &graph)),
     );
 
-    let (applied, anchor) = paired_medians(
-        || edit(&mut project),
-        || bare_publish(&anchor_path, &graph),
-    );
+    let (applied, anchor) =
+        paired_medians(|| edit(&mut project), || bare_publish(&anchor_path, &graph));
     println!(
         "median 64-operation transaction on 2,000 nodes: {:.2} ms; bare durable write of its {} graph bytes: {:.2} ms; ratio {:.2}× (goal 1.5×)",
         applied.as_secs_f64() * 1000.0,

@@ -98,8 +98,11 @@ pub(crate) struct Slots {
     /// written: every commit writes all (up to 256) records, but only the
     /// newest is new. Keyed by the shared record's address; holding the
     /// record keeps the address from being reused.
-    record_json: HashMap<usize, (Arc<Record<TransactionOutcome>>, Box<[u8]>)>,
+    record_json: HashMap<usize, RecordJson>,
 }
+
+/// An idempotency record and its JSON.
+type RecordJson = (Arc<Record<TransactionOutcome>>, Box<[u8]>);
 
 /// What [`read`] found: the record, where the next commit goes, and
 /// whether files of the older format remain beside a slot (a migration
