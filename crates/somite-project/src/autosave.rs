@@ -5,23 +5,35 @@
 //! convenience on top of that, the file a person restores from when the
 //! canonical graph was damaged by hand. Writing it durably costs as much as
 //! the graph itself, so it is not on the acknowledgement path: a writer
-//! thread publishes it after the answer, coalescing a burst of edits into
-//! one write of the newest state.
+//! thread publishes it after the answer. Nor does it compete with every
+//! edit for the disk: the writer publishes at most once per
+//! [`MIN_INTERVAL`], the newest state each time, so a lone edit is copied
+//! at once and a burst of edits (an agent's) costs one write a second
+//! instead of one per edit.
 //!
 //! What that means for the user: the copy is published with
 //! [`durable::publish`], so it is always a whole document carrying the
-//! `state_revision` it was taken at, never a torn one; after a power loss it
-//! may be a few edits older than the canonical graph, which still holds
-//! every acknowledged edit. A write that fails (a full disk, a read-only
-//! folder) is retried with the next edit's state and never fails an edit.
-//! Dropping the writer (closing the project) writes the newest pending state
-//! before it returns, so a process that exits after an edit leaves its copy.
+//! `state_revision` it was taken at, never a torn one; after a power loss or
+//! a crash it may be up to about a second of edits older than the canonical
+//! graph, which still holds every acknowledged edit. A write that fails (a
+//! full disk, a read-only folder) is retried with the next edit's state and
+//! never fails an edit. Dropping the writer (closing the project) and
+//! [`Autosave::flush`] write the newest pending state at once, so a process
+//! that exits after an edit leaves its copy.
+//!
+//! The writer also frees the states an edit replaced: dropping a large
+//! document takes as long as a good part of the edit itself, and nobody
+//! waits for it.
 
 use crate::durable;
 use crate::project::Snapshot;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The least time between two writes of the copy, unless someone waits.
+const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The writer of one project's autosave copy; the thread starts with the
 /// first state handed to it, so a read-only view never starts one.
@@ -41,8 +53,13 @@ struct Shared {
 struct Pending {
     /// The newest state not yet written; a newer one replaces it.
     next: Option<Arc<Snapshot>>,
+    /// States replaced since the writer last looked, to drop there.
+    retired: Vec<Arc<Snapshot>>,
     /// The writer is writing a state it took.
     writing: bool,
+    /// Someone waits for the pending state: write it without waiting for
+    /// the interval.
+    urgent: bool,
     closing: bool,
 }
 
@@ -55,8 +72,9 @@ impl Autosave {
         }
     }
 
-    /// Hands `snapshot` to the writer and returns at once.
-    pub(crate) fn save(&mut self, snapshot: Arc<Snapshot>) {
+    /// Hands `snapshot` to the writer, and `previous` (the state it
+    /// replaces) to be dropped there, and returns at once.
+    pub(crate) fn save(&mut self, snapshot: Arc<Snapshot>, previous: Arc<Snapshot>) {
         if self.thread.is_none() {
             let shared = self.shared.clone();
             let path = self.path.clone();
@@ -66,8 +84,15 @@ impl Autosave {
                 .spawn(move || write_until_closed(&shared, &path))
                 .ok();
         }
+        if self.thread.is_none() {
+            // Nobody would write or free what is handed over.
+            return;
+        }
         let mut pending = lock(&self.shared);
-        pending.next = Some(snapshot);
+        pending.retired.push(previous);
+        if let Some(unwritten) = pending.next.replace(snapshot) {
+            pending.retired.push(unwritten);
+        }
         drop(pending);
         self.shared.wake.notify_all();
     }
@@ -76,6 +101,10 @@ impl Autosave {
     /// failed to be).
     pub(crate) fn flush(&self) {
         let mut pending = lock(&self.shared);
+        if pending.next.is_some() {
+            pending.urgent = true;
+            self.shared.wake.notify_all();
+        }
         while pending.next.is_some() || pending.writing {
             pending = wait(&self.shared, pending);
         }
@@ -121,21 +150,44 @@ fn wait<'a>(
 /// every change is announced to all waiters.
 fn write_until_closed(shared: &Shared, path: &std::path::Path) {
     let mut pending = lock(shared);
+    let mut last_write: Option<Instant> = None;
     loop {
-        while pending.next.is_none() && !pending.closing {
-            pending = wait(shared, pending);
+        if !pending.retired.is_empty() {
+            let retired = std::mem::take(&mut pending.retired);
+            drop(pending);
+            drop(retired);
+            pending = lock(shared);
+            continue;
+        }
+        let wait_for = last_write.and_then(|at| MIN_INTERVAL.checked_sub(at.elapsed()));
+        let due = wait_for.is_none() || pending.urgent || pending.closing;
+        if let Some(snapshot) = pending.next.take_if(|_| due) {
+            pending.writing = true;
+            drop(pending);
+            last_write = Some(Instant::now());
+            // A failure is the copy's, not the edit's: the next state retries.
+            let _ = durable::publish(path, &document_bytes(&snapshot));
+            drop(snapshot);
+            pending = lock(shared);
+            pending.writing = false;
+            pending.urgent &= pending.next.is_some();
+            shared.wake.notify_all();
+            continue;
         }
         // The pending state is written before closing is honoured.
-        let Some(snapshot) = pending.next.take() else {
+        if pending.closing {
             return;
+        }
+        pending = match (pending.next.is_some(), wait_for) {
+            (true, Some(wait_for)) => {
+                shared
+                    .wake
+                    .wait_timeout(pending, wait_for)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0
+            }
+            _ => wait(shared, pending),
         };
-        pending.writing = true;
-        drop(pending);
-        // A failure is the copy's, not the edit's: the next state retries.
-        let _ = durable::publish(path, &document_bytes(&snapshot));
-        pending = lock(shared);
-        pending.writing = false;
-        shared.wake.notify_all();
     }
 }
 

@@ -24,6 +24,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::thread::JoinHandle;
 
 /// Why a durable read or write failed. Every variant names the path involved
 /// and its message says what the caller can do next.
@@ -73,6 +75,20 @@ pub enum DurableError {
         /// The step that failed, e.g. "write temporary file".
         op: &'static str,
         /// The path that step acted on.
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    /// Overwriting a file in place ([`overwrite`]) failed: unlike a
+    /// publication, the file may now be torn.
+    #[error(
+        "could not {op} {}: {source}; the file may be torn; \
+         check permissions and free disk space, then retry",
+        .path.display()
+    )]
+    Overwrite {
+        op: &'static str,
         path: PathBuf,
         #[source]
         source: io::Error,
@@ -209,6 +225,138 @@ impl Drop for Staged {
             // temporary file that cannot be removed now is harmless because
             // `remove_stale_temp_files` clears it when the project is reopened.
             let _ = fs::remove_file(&self.temp_path);
+        }
+    }
+}
+
+/// Overwrites the file at `path` with `bytes` in place and forces them to
+/// stable storage: one write and one data sync, without [`publish`]'s
+/// rename and directory sync.
+///
+/// The price: a crash or a failure part-way can leave the file torn, a mix
+/// of old and new bytes. It is therefore only for files whose reader
+/// recognises a torn file and has another one to fall back on (the
+/// input-origin sidecar's checksummed slots). A file that does not exist yet
+/// is created with [`publish`], so its directory entry is durable as well.
+pub fn overwrite(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
+    let error = |op| {
+        move |source| DurableError::Overwrite {
+            op,
+            path: path.to_owned(),
+            source,
+        }
+    };
+    let mut file = match OpenOptions::new().write(true).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return publish(path, bytes),
+        Err(source) => return Err(error("open")(source)),
+    };
+    file.write_all(bytes).map_err(error("write"))?;
+    let len = file.metadata().map_err(error("inspect"))?.len();
+    if len > bytes.len() as u64 {
+        file.set_len(bytes.len() as u64)
+            .map_err(error("truncate"))?;
+    }
+    file.sync_data().map_err(error("sync"))
+}
+
+/// One worker thread that stages files ([`stage`]) for its owner, so the
+/// owner can publish something that must land first meanwhile; one thread
+/// for all of its owner's publications instead of one per publication. The
+/// thread starts with the first staging; dropping the stager stops it.
+#[derive(Debug, Default)]
+pub struct Stager {
+    jobs: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct Job {
+    path: PathBuf,
+    bytes: Arc<[u8]>,
+    done: mpsc::SyncSender<Result<Staged, DurableError>>,
+}
+
+/// A staging under way; [`Staging::wait`] returns its result.
+#[derive(Debug)]
+pub struct Staging {
+    path: PathBuf,
+    outcome: StagingOutcome,
+}
+
+#[derive(Debug)]
+enum StagingOutcome {
+    Running(mpsc::Receiver<Result<Staged, DurableError>>),
+    Done(Result<Staged, DurableError>),
+}
+
+impl Stager {
+    /// Starts staging `bytes` for `path` on the worker; where the worker
+    /// cannot run, stages them here and now instead.
+    pub fn stage(&mut self, path: PathBuf, bytes: Arc<[u8]>) -> Staging {
+        if self.jobs.is_none() {
+            let (jobs, queue) = mpsc::channel::<Job>();
+            let started = std::thread::Builder::new()
+                .name("somite-stager".into())
+                .spawn(move || {
+                    for job in queue {
+                        // The owner may have stopped waiting; the staged
+                        // file is then dropped, which removes it.
+                        let _ = job.done.send(stage(&job.path, &job.bytes));
+                    }
+                });
+            if let Ok(thread) = started {
+                self.jobs = Some(jobs);
+                self.thread = Some(thread);
+            }
+        }
+        let Some(jobs) = &self.jobs else {
+            return Staging {
+                outcome: StagingOutcome::Done(stage(&path, &bytes)),
+                path,
+            };
+        };
+        let (done, result) = mpsc::sync_channel(1);
+        let job = Job {
+            path: path.clone(),
+            bytes,
+            done,
+        };
+        let outcome = match jobs.send(job) {
+            Ok(()) => StagingOutcome::Running(result),
+            // The worker is gone (it could only have panicked): stage here,
+            // and start another one next time.
+            Err(mpsc::SendError(job)) => {
+                self.jobs = None;
+                StagingOutcome::Done(stage(&job.path, &job.bytes))
+            }
+        };
+        Staging { path, outcome }
+    }
+}
+
+impl Staging {
+    /// The staged file, once the worker has written and synced it.
+    pub fn wait(self) -> Result<Staged, DurableError> {
+        match self.outcome {
+            StagingOutcome::Done(result) => result,
+            StagingOutcome::Running(result) => result.recv().unwrap_or_else(|_| {
+                Err(DurableError::Write {
+                    op: "stage (the worker stopped)",
+                    path: self.path,
+                    source: io::Error::other("the staging thread ended before it answered"),
+                })
+            }),
+        }
+    }
+}
+
+impl Drop for Stager {
+    fn drop(&mut self) {
+        // Closing the queue ends the worker once its last job is done.
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
         }
     }
 }

@@ -45,8 +45,17 @@ impl Layout {
         self.data().join("autosave.somite.json")
     }
 
-    /// The sidecar that binds the canonical graph to its input location.
-    pub fn input_origin(&self) -> PathBuf {
+    /// The input-origin sidecar that binds the canonical graph to its
+    /// location: two slot files a commit overwrites in turn (see
+    /// the `sidecar` module).
+    pub fn input_origin_slots(&self) -> [PathBuf; 2] {
+        let dir = self.data().join("input-origins");
+        [dir.join("web.0.commit"), dir.join("web.1.commit")]
+    }
+
+    /// The sidecar as one file, written whole, before it became two slots;
+    /// read when no slot is whole, and removed once one is.
+    pub fn legacy_input_origin(&self) -> PathBuf {
         self.data().join("input-origins").join("web.json")
     }
 

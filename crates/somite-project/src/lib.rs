@@ -15,6 +15,7 @@ pub mod layout;
 pub mod lock;
 pub mod project;
 pub mod records;
+mod sidecar;
 pub mod source;
 pub mod toolchain;
 pub mod views;

@@ -11,10 +11,10 @@
 //!
 //! The input-origin sidecar is the commit record: it binds the graph's bytes
 //! (by digest) to their location *and* carries the idempotency records, and
-//! it is published before the graph. An edit is therefore two atomic
-//! renames, sidecar then graph, and the sidecar also remembers the digest of
-//! the graph it replaces and the key of the edit that replaces it. Whatever
-//! a crash interrupts, opening the project again finds one of three states:
+//! it is on stable storage before the graph is renamed into place. It also
+//! remembers the digest of the graph it replaces and the key of the edit
+//! that replaces it. Whatever a crash interrupts, opening the project again
+//! finds one of three states:
 //!
 //! - the graph is the one the sidecar records: the edit landed, whole;
 //! - the graph is the one the sidecar *replaced*: the edit never landed, so
@@ -26,12 +26,21 @@
 //!
 //! Recovery is automatic and exact, and a retried key always answers
 //! truthfully. An edit is acknowledged only after the graph's rename is on
-//! stable storage. The graph's bytes are staged (written and synced to a
-//! temporary file) while the sidecar is published, since nothing orders
-//! them: only the graph's rename must follow the sidecar's, so an edit
-//! waits for about three syncs, not four. The autosave copy is written
-//! after the answer, off the edit's path ([`crate::autosave`]); it is a
-//! convenience, and failing to write it does not un-commit the edit.
+//! stable storage: there is no log that publishes the graph later.
+//!
+//! What an edit waits for is about a bare durable write of the graph's
+//! bytes. The graph file holds exactly the state's canonical JSON, made once
+//! per state ([`Snapshot::json`]), so there is nothing to serialize at
+//! commit time. The sidecar is two slot files overwritten in place in turn
+//! ([`crate::sidecar`]): one write and one data sync, no rename, no
+//! directory sync, and a slot torn by a crash is recognised and ignored
+//! (its edit was never acknowledged). The slot is written and synced while
+//! one worker thread ([`durable::Stager`]) stages the graph's bytes in a
+//! temporary file, since nothing orders those two: only the graph's rename
+//! must follow the slot. The autosave copy is written after the answer,
+//! off the edit's path ([`crate::autosave`]), whose writer also frees the
+//! state the edit replaced; the copy is a convenience, and failing to
+//! write it does not un-commit the edit.
 //!
 //! # Writers and readers
 //!
@@ -39,15 +48,17 @@
 //! per project, and only the writer removes stale temporary files.
 //! [`Project::read`] takes no lock and writes nothing, so `somite graph
 //! show` or `assess` can never disturb a running server; it reads the graph
-//! before the sidecar, which (as the sidecar is published first) can only
-//! ever see the states crash recovery already reconciles, and retries the
-//! rare read that straddles two edits.
+//! before the sidecar, which (as the sidecar is written first) can only
+//! ever see the states crash recovery already reconciles: a slot it reads
+//! while the writer overwrites it is torn to the reader too, and ignored.
+//! It retries the rare read that straddles two edits.
 
 use crate::autosave::Autosave;
-use crate::durable::{self, DurableError};
+use crate::durable::{self, DurableError, Stager};
 use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
+use crate::sidecar::{self, CommitRecord, Found, Newest, Replaced, Slots};
 use serde::{Deserialize, Serialize};
 use somite_workflow::assessment::{Assessment, FileEvidence, InputProbe, assess_at};
 use somite_workflow::canonical::digest_bytes;
@@ -89,39 +100,6 @@ pub struct TransactionOutcome {
     /// True when this repeated an already-applied request.
     #[serde(default)]
     pub replayed: bool,
-}
-
-/// The input-origin sidecar: binds the canonical graph to its location and
-/// is the commit record of the edit that produced it (see the module docs).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CommitRecord {
-    location: String,
-    /// BLAKE3 of the canonical graph file's bytes.
-    document_digest: Revision,
-    state_revision: Revision,
-    graph_revision: Revision,
-    /// The committed graph this one replaces: absent when the commit binds a
-    /// graph that was not bound before (the first save of a recovered
-    /// project, a rebind).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    replaces: Option<Replaced>,
-    /// The idempotency records, the newest edit's included. Absent only in
-    /// sidecars written before the records moved here; those projects
-    /// still have them in [`Layout::legacy_transaction_records`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    transactions: Option<Records<TransactionOutcome>>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Replaced {
-    /// The digest of the graph file before this commit; none when there was
-    /// no graph file yet.
-    document_digest: Option<Revision>,
-    /// The key of the edit this commit records, forgotten if the graph
-    /// turns out never to have been replaced.
-    idempotency_key: Option<String>,
 }
 
 /// What readiness finds on this machine for the graph's inputs.
@@ -166,6 +144,14 @@ pub struct Project {
     /// graph exists only in memory (a seed) or is not bound (recovery).
     committed_digest: Option<Revision>,
     recovery: Option<RecoveryNeeded>,
+    /// Which sidecar slot the next commit overwrites.
+    slots: Slots,
+    /// The sidecar of the older single-file format (or the idempotency
+    /// records file before it) is still on disk, to remove once a slot
+    /// holds what it held.
+    legacy_leftover: bool,
+    /// Stages the graph's bytes while the sidecar slot is written.
+    stager: Stager,
     /// Writes the autosave copy after each commit. Declared before `lock`
     /// so that dropping the project finishes the copy before another
     /// writer can take the project.
@@ -231,6 +217,8 @@ struct Loaded {
     /// The sidecar on disk is not what a writer would write for this state
     /// (an edit that never landed, an older format): rewrite it.
     sidecar_outdated: bool,
+    newest: Newest,
+    legacy_leftover: bool,
 }
 
 impl Project {
@@ -255,7 +243,7 @@ impl Project {
         lock.remove_stale_announcement();
         for dir in [
             layout.data(),
-            parent(&layout.input_origin()),
+            parent(&layout.legacy_input_origin()),
             parent(&layout.legacy_transaction_records()),
         ] {
             match durable::remove_stale_temp_files(&dir) {
@@ -270,6 +258,10 @@ impl Project {
         let mut project = Project::from_loaded(layout, catalog, loaded, Some(lock));
         if sidecar_outdated {
             project.rewrite_sidecar()?;
+        } else if project.legacy_leftover && project.committed_digest.is_some() {
+            // A migration that a crash interrupted after its slot was whole.
+            remove_legacy_files(&project.layout)?;
+            project.legacy_leftover = false;
         }
         Ok(project)
     }
@@ -308,6 +300,9 @@ impl Project {
             records: loaded.records,
             committed_digest: loaded.committed_digest,
             recovery: loaded.recovery,
+            slots: Slots::after(loaded.newest),
+            legacy_leftover: loaded.legacy_leftover,
+            stager: Stager::default(),
             lock,
             resources: None,
         }
@@ -548,7 +543,7 @@ impl Project {
     }
 
     /// Commits `staged` as the canonical graph with `records` (see the module
-    /// docs): the sidecar first, then the graph, then the autosave copy.
+    /// docs): the sidecar slot first, then the graph, then the autosave copy.
     /// `key` is the edit's idempotency key, if it has one.
     fn commit(
         &mut self,
@@ -556,12 +551,14 @@ impl Project {
         records: Records<TransactionOutcome>,
         key: Option<&str>,
     ) -> Result<()> {
-        // The graph file holds the state's canonical JSON (the bytes its
-        // revision was computed over and reads are served from), indented
-        // so that a graph under version control diffs line by line. Graphs
-        // written in struct order by older versions still open: the sidecar
-        // binds bytes by digest, whatever their layout.
-        let bytes = graph_file_bytes(staged.json());
+        // The graph file holds exactly the state's canonical JSON: the bytes
+        // its revision was computed over and reads are served from, made
+        // once. The file lives in `.somite/`, which git ignores, so
+        // indenting it would buy no diffs; portable documents
+        // (`save_document`) are indented. Graphs written indented, or in
+        // struct order, by older versions still open: the sidecar binds
+        // bytes by digest, whatever their layout.
+        let bytes = staged.json().clone();
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
                 ErrorCode::PayloadTooLarge,
@@ -569,6 +566,11 @@ impl Project {
                 "split the workflow or remove large notes",
             ));
         }
+        // Staging the graph (writing and syncing a temporary file) needs only
+        // its bytes and is invisible, so the worker does it while the
+        // sidecar slot is made and synced here: only the graph's rename has
+        // to wait for the slot.
+        let staging = self.stager.stage(self.layout.graph(), bytes.clone());
         let document_digest = digest_bytes(&bytes);
         let replaces = self.recovery.is_none().then(|| Replaced {
             document_digest: self.committed_digest.clone(),
@@ -583,18 +585,10 @@ impl Project {
             transactions: Some(records),
         };
         // Until the graph's rename, a crash (or a failure below) leaves the
-        // previous graph in place, which recovery recognises as "never landed".
-        // The graph's bytes are staged meanwhile: a staged file is invisible,
-        // so only its rename has to wait for the sidecar.
-        let graph_path = self.layout.graph();
-        let (sidecar, graph) = std::thread::scope(|scope| {
-            let graph = scope.spawn(|| durable::stage(&graph_path, &bytes));
-            let sidecar = publish_sidecar(&self.layout, &record);
-            let graph = graph
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (sidecar, graph)
-        });
+        // previous graph in place, which recovery recognises as "never
+        // landed"; a slot torn by a crash is ignored, which leaves the same.
+        let sidecar = self.slots.write(&self.layout, &record);
+        let graph = staging.wait();
         sidecar.map_err(SomiteError::from)?;
         let committed = match graph.and_then(durable::Staged::publish) {
             Ok(()) => Ok(()),
@@ -613,16 +607,23 @@ impl Project {
         if let Some(transactions) = record.transactions {
             self.records = transactions;
         }
-        self.current = Arc::new(staged);
+        let previous = std::mem::replace(&mut self.current, Arc::new(staged));
         self.committed_digest = Some(document_digest);
         self.recovery = None;
-        self.autosave.save(self.current.clone());
+        if self.legacy_leftover {
+            // A slot holds what the older files held now. Removing them can
+            // wait for the next open if it fails: a whole slot wins anyway.
+            self.legacy_leftover = remove_legacy_files(&self.layout).is_err();
+        }
+        // The previous state is a whole document to free: the autosave
+        // writer drops it, after the answer.
+        self.autosave.save(self.current.clone(), previous);
         committed
     }
 
     /// Writes the sidecar a writer would write for the current, committed
     /// state: after recovery dropped an edit that never landed, or to move
-    /// an older project's records into the sidecar.
+    /// an older project's sidecar (and records) into the slots.
     fn rewrite_sidecar(&mut self) -> Result<()> {
         let Some(document_digest) = self.committed_digest.clone() else {
             return Ok(());
@@ -635,32 +636,31 @@ impl Project {
             replaces: None,
             transactions: Some(self.records.clone()),
         };
-        publish_sidecar(&self.layout, &record).map_err(SomiteError::from)?;
-        let legacy = self.layout.legacy_transaction_records();
-        match std::fs::remove_file(&legacy) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(SomiteError::io(&legacy, &e)),
+        self.slots
+            .write(&self.layout, &record)
+            .map_err(SomiteError::from)?;
+        if self.legacy_leftover {
+            remove_legacy_files(&self.layout)?;
+            self.legacy_leftover = false;
         }
+        Ok(())
     }
 }
 
-/// The graph file's bytes: `canonical` JSON, indented (the file's size is
-/// what [`MAX_DOCUMENT_BYTES`] caps, as reading it back is capped).
-fn graph_file_bytes(canonical: &[u8]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(canonical.len() * 2);
-    let mut from = serde_json::Deserializer::from_slice(canonical);
-    let mut to = serde_json::Serializer::pretty(&mut bytes);
-    serde_transcode::transcode(&mut from, &mut to).expect("canonical JSON is JSON");
-    bytes
-}
-
-fn publish_sidecar(
-    layout: &Layout,
-    record: &CommitRecord,
-) -> std::result::Result<(), DurableError> {
-    let bytes = serde_json::to_vec_pretty(record).expect("commit records serialize");
-    durable::publish(&layout.input_origin(), &bytes)
+/// Removes the older format's sidecar and idempotency records, once a
+/// whole slot holds what they held.
+fn remove_legacy_files(layout: &Layout) -> Result<()> {
+    for path in [
+        layout.legacy_input_origin(),
+        layout.legacy_transaction_records(),
+    ] {
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(SomiteError::io(&path, &e)),
+        }
+    }
+    Ok(())
 }
 
 fn load_catalog(layout: &Layout) -> Result<Catalog> {
@@ -683,13 +683,11 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
         Some(bytes) => WorkflowDocument::from_json(bytes)?,
         None => seed_document(seed, catalog)?,
     };
-    let sidecar = match durable::read_capped(&layout.input_origin(), MAX_DOCUMENT_BYTES) {
-        Ok(bytes) => {
-            Some(serde_json::from_slice::<CommitRecord>(&bytes).map_err(|e| e.to_string()))
-        }
-        Err(DurableError::NotFound { .. }) => None,
-        Err(e) => return Err(SomiteError::from(e)),
-    };
+    let sidecar::Read {
+        found,
+        newest,
+        legacy_leftover,
+    } = sidecar::read(layout).map_err(SomiteError::from)?;
     let location = layout.graph_location();
     // What the sidecar recorded (digest, and location when it differs),
     // against what was found.
@@ -711,34 +709,38 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
             },
         }),
         sidecar_outdated: false,
+        newest,
+        legacy_leftover,
     };
-    let record = match sidecar {
-        None if graph.is_none() => {
+    let (record, legacy_format) = match found {
+        Found::Missing if graph.is_none() => {
             return Ok(Loaded {
                 document,
                 records: read_legacy_records(layout)?,
                 committed_digest: None,
                 recovery: None,
                 sidecar_outdated: false,
+                newest,
+                legacy_leftover,
             });
         }
-        None => {
+        Found::Missing => {
             return Ok(unbound(
                 "the input-origin sidecar is missing",
                 read_legacy_records(layout)?,
                 None,
             ));
         }
-        Some(Err(_)) => {
+        Found::Legacy(Err(_)) => {
             return Ok(unbound(
                 "the input-origin sidecar is unreadable",
                 read_legacy_records(layout)?,
                 None,
             ));
         }
-        Some(Ok(record)) => record,
+        Found::Legacy(Ok(record)) => (record, true),
+        Found::Slot(record) => (record, false),
     };
-    let legacy_format = record.transactions.is_none();
     let mut records = match record.transactions {
         Some(records) => records,
         None => read_legacy_records(layout)?,
@@ -758,6 +760,8 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
             committed_digest: graph_digest,
             recovery: None,
             sidecar_outdated: legacy_format,
+            newest,
+            legacy_leftover,
         });
     }
     match record.replaces {
@@ -773,6 +777,8 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
                 committed_digest: graph_digest,
                 recovery: None,
                 sidecar_outdated: true,
+                newest,
+                legacy_leftover,
             })
         }
         _ => Ok(unbound(

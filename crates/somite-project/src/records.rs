@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use somite_workflow::Revision;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// How many keys are remembered: the newest 256.
 pub const MAX_RECORDS: usize = 256;
@@ -27,11 +28,13 @@ pub enum Lookup<'a, T> {
     Conflict,
 }
 
-/// An ordered, bounded set of records, oldest first.
+/// An ordered, bounded set of records, oldest first. Records are shared
+/// (`Arc`), so a copy to change (every edit makes one) costs a counter per
+/// record, not the records.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Records<T> {
-    records: VecDeque<Record<T>>,
+    records: VecDeque<Arc<Record<T>>>,
 }
 
 impl<T> Default for Records<T> {
@@ -54,11 +57,11 @@ impl<T> Records<T> {
     /// Remembers a new key, forgetting the oldest past the bound.
     pub fn insert(&mut self, key: String, request_digest: Revision, outcome: T) {
         self.records.retain(|r| r.key != key);
-        self.records.push_back(Record {
+        self.records.push_back(Arc::new(Record {
             key,
             request_digest,
             outcome,
-        });
+        }));
         while self.records.len() > MAX_RECORDS {
             self.records.pop_front();
         }
@@ -67,6 +70,12 @@ impl<T> Records<T> {
     /// Forgets `key`, for an edit that turned out never to have happened.
     pub fn remove(&mut self, key: &str) {
         self.records.retain(|r| r.key != key);
+    }
+
+    /// The records, oldest first, as shared: a caller can recognise a record
+    /// it has seen before (`Arc::ptr_eq`), e.g. to reuse its serialization.
+    pub fn shared(&self) -> impl Iterator<Item = &Arc<Record<T>>> {
+        self.records.iter()
     }
 
     pub fn len(&self) -> usize {

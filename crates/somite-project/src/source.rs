@@ -189,14 +189,16 @@ pub fn check_paths_exist(
         else {
             continue;
         };
+        // Only a string can name a path; checking that first spares the
+        // search for the node on every other value.
+        let Some(path) = value.as_str() else {
+            continue;
+        };
         let Some(spec) = doc
             .node(node_id)
             .and_then(|n| n.source())
             .and_then(|b| b.param(param))
         else {
-            continue;
-        };
-        let Some(path) = value.as_str() else {
             continue;
         };
         if spec.is_path() && spec.exists && !root.join(path).exists() {

@@ -189,7 +189,11 @@ fn a_missing_sidecar_also_requires_a_rebind() {
     project
         .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
         .unwrap();
-    std::fs::remove_file(project.layout().input_origin()).unwrap();
+    for slot in project.layout().input_origin_slots() {
+        if slot.exists() {
+            std::fs::remove_file(slot).unwrap();
+        }
+    }
     let project = Project::read(dir.path(), Seed::Empty).unwrap();
     assert_eq!(
         project.ensure_bound().unwrap_err().code,
@@ -324,16 +328,16 @@ fn an_older_project_keeps_its_idempotency_records() {
     let original = project.apply_transaction(&edit).unwrap();
     let layout = project.layout().clone();
     drop(project);
-    // The layout before the records joined the sidecar.
-    let mut sidecar: Value =
-        serde_json::from_slice(&std::fs::read(layout.input_origin()).unwrap()).unwrap();
+    // The layout before the records joined the sidecar: a single-file
+    // sidecar without them, and the records in a file of their own.
+    let mut sidecar = newest_record(&layout);
     let records = sidecar
         .as_object_mut()
         .unwrap()
         .remove("transactions")
         .unwrap();
     sidecar.as_object_mut().unwrap().remove("replaces");
-    std::fs::write(layout.input_origin(), serde_json::to_vec(&sidecar).unwrap()).unwrap();
+    write_legacy_sidecar(&layout, &sidecar);
     let legacy = layout.legacy_transaction_records();
     std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
     std::fs::write(&legacy, serde_json::to_vec(&records).unwrap()).unwrap();
@@ -341,6 +345,8 @@ fn an_older_project_keeps_its_idempotency_records() {
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
     project.ensure_bound().unwrap();
     assert!(!legacy.exists(), "the records moved into the sidecar");
+    assert!(!layout.legacy_input_origin().exists());
+    assert_eq!(newest_record(&layout)["transactions"], records);
     let replay = project.apply_transaction(&edit).unwrap();
     assert!(replay.replayed);
     assert_eq!(replay.state_revision, original.state_revision);
@@ -486,63 +492,62 @@ fn an_autosave_that_cannot_be_written_never_fails_the_edit() {
 }
 
 #[test]
-fn the_graph_file_is_canonical_json_one_value_per_line_so_an_edit_diffs_small() {
+fn the_graph_file_is_exactly_the_states_canonical_json() {
     let dir = tempfile::tempdir().unwrap();
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
-    let first = project
+    project
         .apply_transaction(&txn(project.state_revision(), "edit-00000001", add_reads()))
         .unwrap();
-    let before = std::fs::read_to_string(project.layout().graph()).unwrap();
-    let document = WorkflowDocument::from_json(before.as_bytes()).unwrap();
-    assert_eq!(
-        document.canonical_json(),
-        project.snapshot().json()[..].to_vec()
-    );
-    project
-        .apply_transaction(&txn(
-            &first.state_revision,
-            "edit-00000002",
-            json!([{"op": "set_title", "title": "renamed"}]),
-        ))
-        .unwrap();
-    let after = std::fs::read_to_string(project.layout().graph()).unwrap();
-    let (old, new): (Vec<_>, Vec<_>) = (before.lines().collect(), after.lines().collect());
-    assert!(old.len() > 20, "one value per line:\n{before}");
-    assert_eq!(old.len(), new.len());
-    let changed: Vec<_> = old.iter().zip(&new).filter(|(a, b)| a != b).collect();
-    assert_eq!(changed.len(), 1, "{changed:?}");
-    assert!(
-        changed[0].1.contains("\"title\": \"renamed\""),
-        "{changed:?}"
-    );
+    let file = std::fs::read(project.layout().graph()).unwrap();
+    assert_eq!(file, project.snapshot().json()[..].to_vec());
+    let document = WorkflowDocument::from_json(&file).unwrap();
+    assert_eq!(document.canonical_json(), file, "one serialization, kept");
+    // The autosave copy carries the same bytes as its document.
+    project.flush_autosave();
+    let copy = std::fs::read(project.layout().autosave()).unwrap();
+    assert!(copy.windows(file.len()).any(|w| w == file));
 }
 
 #[test]
-fn a_graph_written_pretty_by_an_older_version_still_opens_bound() {
+fn a_project_in_the_single_file_sidecar_format_with_an_indented_graph_opens_bound_and_migrates() {
     let dir = tempfile::tempdir().unwrap();
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
-    let first = project
-        .apply_transaction(&txn(project.state_revision(), "edit-00000001", add_reads()))
-        .unwrap();
+    let base = project.state_revision().clone();
+    let edit = txn(&base, "edit-00000001", add_reads());
+    let first = project.apply_transaction(&edit).unwrap();
     let layout = project.layout().clone();
     drop(project);
-    // Older versions wrote the graph in struct order, and bound those bytes.
+    // What the previous version wrote: the graph indented, and its sidecar
+    // (records included) as one file binding those bytes.
     let compact = std::fs::read(layout.graph()).unwrap();
     let document = WorkflowDocument::from_json(&compact).unwrap();
     let pretty = serde_json::to_vec_pretty(&document).unwrap();
-    assert_ne!(
-        pretty, compact,
-        "the graph file is in canonical key order now"
-    );
+    assert_ne!(pretty, compact);
     std::fs::write(layout.graph(), &pretty).unwrap();
-    let mut sidecar: Value =
-        serde_json::from_slice(&std::fs::read(layout.input_origin()).unwrap()).unwrap();
+    let mut sidecar = newest_record(&layout);
     sidecar["document_digest"] = json!(digest_bytes(&pretty));
-    std::fs::write(layout.input_origin(), serde_json::to_vec(&sidecar).unwrap()).unwrap();
+    write_legacy_sidecar(&layout, &sidecar);
+
+    // A reader sees it bound and changes nothing.
+    let reader = Project::read(dir.path(), Seed::Empty).unwrap();
+    reader.ensure_bound().unwrap();
+    assert_eq!(reader.state_revision(), &first.state_revision);
+    assert!(layout.legacy_input_origin().exists());
 
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
     project.ensure_bound().unwrap();
     assert_eq!(project.state_revision(), &first.state_revision);
+    assert!(!layout.legacy_input_origin().exists(), "migrated to slots");
+    assert_eq!(
+        newest_record(&layout)["document_digest"],
+        json!(digest_bytes(&pretty))
+    );
+    assert_eq!(
+        std::fs::read(layout.graph()).unwrap(),
+        pretty,
+        "the graph is untouched until an edit"
+    );
+    assert!(project.apply_transaction(&edit).unwrap().replayed);
     let second = project
         .apply_transaction(&txn(
             &first.state_revision,
@@ -554,6 +559,241 @@ fn a_graph_written_pretty_by_an_older_version_still_opens_bound() {
     let reopened = Project::read(dir.path(), Seed::Empty).unwrap();
     reopened.ensure_bound().unwrap();
     assert_eq!(reopened.state_revision(), &second.state_revision);
+    assert_eq!(
+        std::fs::read(layout.graph()).unwrap(),
+        reopened.snapshot().json()[..].to_vec()
+    );
+}
+
+#[test]
+fn a_migration_interrupted_after_its_first_slot_finishes_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let edit = txn(project.state_revision(), "edit-00000001", add_reads());
+    let first = project.apply_transaction(&edit).unwrap();
+    let layout = project.layout().clone();
+    drop(project);
+    // A whole slot, and beside it a stale single-file sidecar that binds
+    // some other graph: the slot wins, the old file goes.
+    let mut stale = newest_record(&layout);
+    stale["document_digest"] = json!("blake3:0000");
+    std::fs::write(
+        layout.legacy_input_origin(),
+        serde_json::to_vec(&stale).unwrap(),
+    )
+    .unwrap();
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    project.ensure_bound().unwrap();
+    assert_eq!(project.state_revision(), &first.state_revision);
+    assert!(!layout.legacy_input_origin().exists());
+}
+
+/// The files of a project between two edits.
+struct Files {
+    graph: Vec<u8>,
+    slots: [Option<Vec<u8>>; 2],
+}
+
+fn files(layout: &somite_project::Layout) -> Files {
+    Files {
+        graph: std::fs::read(layout.graph()).unwrap(),
+        slots: layout
+            .input_origin_slots()
+            .map(|slot| std::fs::read(slot).ok()),
+    }
+}
+
+/// Three edits, with the project's files after the second; the third
+/// overwrote the slot the first had written.
+fn three_edits(dir: &std::path::Path) -> (Files, [GraphTransaction; 3], [String; 3]) {
+    let mut project = Project::open(dir, Seed::Empty).unwrap();
+    let mut edits = Vec::new();
+    let mut revisions = Vec::new();
+    let mut after_second = None;
+    for (i, ops) in [
+        add_reads(),
+        json!([{"op": "set_title", "title": "second"}]),
+        json!([{"op": "set_title", "title": "third"}]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let edit = txn(project.state_revision(), &format!("edit-{:08}", i + 1), ops);
+        revisions.push(project.apply_transaction(&edit).unwrap().state_revision);
+        edits.push(edit);
+        if i == 1 {
+            after_second = Some(files(project.layout()));
+        }
+    }
+    let after_second = after_second.unwrap();
+    let now = files(project.layout());
+    assert_eq!(
+        now.slots[1], after_second.slots[1],
+        "the third edit left the second's slot alone"
+    );
+    assert_ne!(now.slots[0], after_second.slots[0]);
+    (
+        after_second,
+        edits.try_into().unwrap(),
+        revisions.try_into().unwrap(),
+    )
+}
+
+#[test]
+fn a_slot_torn_by_a_crash_is_ignored_and_its_edit_never_happened() {
+    let dir = tempfile::tempdir().unwrap();
+    let (second, edits, revisions) = three_edits(dir.path());
+    let layout = somite_project::Layout::new(dir.path());
+    // A crash while the third edit overwrote its slot in place: the graph
+    // is still the second's, and the slot a mix of the new bytes and the
+    // first edit's record it was replacing.
+    let third_slot = std::fs::read(&layout.input_origin_slots()[0]).unwrap();
+    let first_slot = second.slots[0].clone().unwrap();
+    let mut torn = third_slot[..third_slot.len() / 2].to_vec();
+    torn.extend_from_slice(first_slot.get(torn.len()..).unwrap_or_default());
+    std::fs::write(&layout.input_origin_slots()[0], &torn).unwrap();
+    std::fs::write(layout.graph(), &second.graph).unwrap();
+
+    let reader = Project::read(dir.path(), Seed::Empty).unwrap();
+    reader.ensure_bound().unwrap();
+    assert_eq!(reader.state_revision(), &revisions[1]);
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert!(project.recovery_needed().is_none(), "recovered by itself");
+    assert_eq!(project.state_revision(), &revisions[1]);
+    assert!(project.apply_transaction(&edits[1]).unwrap().replayed);
+    let retried = project.apply_transaction(&edits[2]).unwrap();
+    assert!(!retried.replayed, "the torn slot's edit never happened");
+    assert_eq!(project.document().title, "third");
+    drop(project);
+    let reopened = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(reopened.document().title, "third");
+    reopened.ensure_bound().unwrap();
+}
+
+#[test]
+fn with_both_slots_whole_the_newest_decides_and_an_edit_whose_graph_never_landed_is_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    let (second, edits, revisions) = three_edits(dir.path());
+    let layout = somite_project::Layout::new(dir.path());
+    // The third edit's slot is whole, its graph never renamed.
+    std::fs::write(layout.graph(), &second.graph).unwrap();
+
+    let reader = Project::read(dir.path(), Seed::Empty).unwrap();
+    reader.ensure_bound().unwrap();
+    assert_eq!(reader.state_revision(), &revisions[1]);
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert!(project.recovery_needed().is_none());
+    assert_eq!(project.state_revision(), &revisions[1]);
+    assert!(project.apply_transaction(&edits[0]).unwrap().replayed);
+    assert!(project.apply_transaction(&edits[1]).unwrap().replayed);
+    let retried = project.apply_transaction(&edits[2]).unwrap();
+    assert!(!retried.replayed);
+    assert_eq!(
+        retried.state_revision, revisions[2],
+        "the same edit, applied afresh"
+    );
+}
+
+#[test]
+fn a_newest_slot_damaged_by_hand_under_a_newer_graph_requires_a_rebind() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, _, revisions) = three_edits(dir.path());
+    let layout = somite_project::Layout::new(dir.path());
+    // The graph is the third edit's; only the second's slot is whole, and
+    // it records neither that graph nor the one it replaced.
+    let slot = &layout.input_origin_slots()[0];
+    let mut bytes = std::fs::read(slot).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 1;
+    std::fs::write(slot, &bytes).unwrap();
+    let project = Project::open(dir.path(), Seed::Empty).unwrap();
+    assert_eq!(
+        project.state_revision(),
+        &revisions[2],
+        "the graph on disk is shown"
+    );
+    assert_eq!(
+        project.ensure_bound().unwrap_err().code,
+        ErrorCode::InputOriginRecoveryRequired
+    );
+}
+
+#[test]
+fn a_reader_beside_a_committing_writer_only_ever_sees_committed_states_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = Project::open(dir.path(), Seed::Empty).unwrap();
+    let first = writer
+        .apply_transaction(&txn(writer.state_revision(), "edit-00000000", add_reads()))
+        .unwrap();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let (root, done) = (dir.path().to_owned(), done.clone());
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) || seen.is_empty() {
+                let project = Project::read(&root, Seed::Empty).unwrap();
+                project.ensure_bound().unwrap();
+                seen.push(project.state_revision().clone());
+            }
+            seen
+        })
+    };
+    let mut committed = vec![first.state_revision];
+    for i in 1..=60 {
+        let outcome = writer
+            .apply_transaction(&txn(
+                committed.last().unwrap(),
+                &format!("edit-{i:08}"),
+                json!([{"op": "move", "node_id": "reads", "x": i, "y": 0}]),
+            ))
+            .unwrap();
+        committed.push(outcome.state_revision);
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let seen = reader.join().unwrap();
+    for revision in &seen {
+        assert!(
+            committed.contains(revision),
+            "{revision} was never committed"
+        );
+    }
+}
+
+/// The JSON record in the sidecar slot with the highest sequence number:
+/// a slot is a header line, then the record on one line.
+fn newest_record(layout: &somite_project::Layout) -> Value {
+    let mut best: Option<(u64, Value)> = None;
+    for slot in layout.input_origin_slots() {
+        let Ok(text) = std::fs::read_to_string(slot) else {
+            continue;
+        };
+        let (header, record) = text.split_once('\n').unwrap();
+        let seq: u64 = header
+            .split(' ')
+            .find_map(|field| field.strip_prefix("seq="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        if best.as_ref().is_none_or(|(newest, _)| seq > *newest) {
+            best = Some((seq, serde_json::from_str(record.trim_end()).unwrap()));
+        }
+    }
+    best.expect("a sidecar slot").1
+}
+
+/// Puts the project's sidecar back in the single-file format of earlier
+/// versions: `record` in `input-origins/web.json`, and no slots.
+fn write_legacy_sidecar(layout: &somite_project::Layout, record: &Value) {
+    for slot in layout.input_origin_slots() {
+        if slot.exists() {
+            std::fs::remove_file(slot).unwrap();
+        }
+    }
+    std::fs::write(
+        layout.legacy_input_origin(),
+        serde_json::to_vec_pretty(record).unwrap(),
+    )
+    .unwrap();
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
