@@ -18,6 +18,7 @@ use crate::variant::VariantOrigin;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// The document format this build reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -28,10 +29,13 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct WorkflowDocument {
     pub schema_version: u32,
     pub title: String,
+    /// Nodes and edges are shared between states (see the module docs): an
+    /// edit clones the vectors, not what they hold, and copies only the
+    /// node it changes (`Arc::make_mut`).
     #[serde(default)]
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Arc<Node>>,
     #[serde(default)]
-    pub edges: Vec<Edge>,
+    pub edges: Vec<Arc<Edge>>,
     #[serde(default)]
     pub notes: Vec<Note>,
     #[serde(default)]
@@ -40,7 +44,7 @@ pub struct WorkflowDocument {
     /// source it came from (kept whole, so it can be restored) and what
     /// became of each of its invocations (see [`crate::variant`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant_origin: Option<Box<VariantOrigin>>,
+    pub variant_origin: Option<Arc<VariantOrigin>>,
 }
 
 /// One operator instance on the canvas.
@@ -179,16 +183,23 @@ impl WorkflowDocument {
     }
 
     pub fn node(&self, id: &str) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.id == id)
+        self.nodes.iter().find(|n| n.id == id).map(|n| &**n)
     }
 
+    /// The node `id`, copied first if an earlier state shares it.
     pub(crate) fn node_mut(&mut self, id: &str) -> Option<&mut Node> {
-        self.nodes.iter_mut().find(|n| n.id == id)
+        self.nodes
+            .iter_mut()
+            .find(|n| n.id == id)
+            .map(Arc::make_mut)
     }
 
     /// The source node, when this is a source workflow.
     pub fn source_node(&self) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.source.is_some())
+        self.nodes
+            .iter()
+            .find(|n| n.source.is_some())
+            .map(|n| &**n)
     }
 
     /// Whether any node, edge, note or stage already uses `id`.
@@ -204,6 +215,7 @@ impl WorkflowDocument {
         self.edges
             .iter()
             .find(|e| e.to_node == node && e.to_port == port)
+            .map(|e| &**e)
     }
 
     /// The semantic revision: only what changes execution.
@@ -217,7 +229,7 @@ impl WorkflowDocument {
     /// same for every node pinning one operator revision, is canonicalized
     /// once per revision rather than once per node.
     pub fn graph_revision(&self) -> Revision {
-        let mut nodes: Vec<&Node> = self.nodes.iter().collect();
+        let mut nodes: Vec<&Node> = self.nodes.iter().map(|n| &**n).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let mut edges: Vec<(&str, &str, &str, &str)> = self
             .edges
@@ -473,7 +485,8 @@ impl WorkflowDocument {
                 return invalid(format!("note `{}` is too long or misplaced", n.id));
             }
         }
-        let nodes: HashMap<&str, &Node> = self.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let nodes: HashMap<&str, &Node> =
+            self.nodes.iter().map(|n| (n.id.as_str(), &**n)).collect();
         let mut taken: HashMap<(&str, &str), usize> = HashMap::new();
         for e in &self.edges {
             *taken
@@ -635,7 +648,7 @@ mod tests {
 
     /// The semantic revision as its definition states it, built as a value.
     fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
-        let mut nodes: Vec<&Node> = doc.nodes.iter().collect();
+        let mut nodes: Vec<&Node> = doc.nodes.iter().map(|n| &**n).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let nodes: Vec<Value> = nodes
             .into_iter()
@@ -685,7 +698,7 @@ mod tests {
         assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
         // A node whose pinned ports differ from another's of the same
         // revision is not given the other's.
-        doc.nodes[2].ports.inputs.clear();
+        Arc::make_mut(&mut doc.nodes[2]).ports.inputs.clear();
         assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
     }
 

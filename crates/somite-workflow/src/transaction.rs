@@ -23,6 +23,7 @@ use crate::variant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One intended edit, exactly as the specification shapes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -234,7 +235,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             for (name, value) in params {
                 check_param(&entry.contract, node_id, name, value)?;
             }
-            doc.nodes.push(Node {
+            doc.nodes.push(Arc::new(Node {
                 id: node_id.clone(),
                 operator_id: operator_id.clone(),
                 operator_revision: entry.revision.clone(),
@@ -245,7 +246,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 color: None,
                 source: None,
                 replacements: Vec::new(),
-            });
+            }));
         }
         Operation::PlaceSource {
             node_id,
@@ -267,7 +268,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             claim_id(doc, node_id)?;
             finite(*x, *y)?;
             source.validate()?;
-            doc.nodes.push(Node {
+            doc.nodes.push(Arc::new(Node {
                 id: node_id.clone(),
                 operator_id: SOURCE_OPERATOR_ID.to_owned(),
                 operator_revision: source.revision(),
@@ -278,7 +279,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 color: None,
                 source: Some(source.clone()),
                 replacements: Vec::new(),
-            });
+            }));
         }
         Operation::ReplaceInvocation {
             node_id,
@@ -405,7 +406,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             // when its source is reachable from its target; only then is
             // the full order computed, for the nodes the error names.
             let closes_cycle = doc.reaches(to_node, from_node);
-            doc.edges.push(edge);
+            doc.edges.push(Arc::new(edge));
             if closes_cycle && let Err(cycle) = doc.topological_order() {
                 return Err(cycle_error(&cycle));
             }

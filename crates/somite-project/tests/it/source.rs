@@ -700,7 +700,7 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
     // Revert restores the source node alone, as it was.
     edit(&mut f, "revert-0001", json!([{"op": "revert_variant"}])).unwrap();
     let doc = f.project.document();
-    assert_eq!(doc.nodes, vec![source_node]);
+    assert_eq!(doc.nodes, vec![std::sync::Arc::new(source_node)]);
     assert!(doc.edges.is_empty() && doc.variant_origin.is_none());
     assert_ne!(f.project.state_revision(), &source_state);
     assert_eq!(
