@@ -213,7 +213,7 @@ pub fn apply_operations(
     for (index, op) in operations.iter().enumerate() {
         apply_one(&mut next, catalog, op).map_err(|e| e.at_operation(index))?;
     }
-    next.validate()?;
+    crate::change::validate_after(&next, doc)?;
     Ok(next)
 }
 
