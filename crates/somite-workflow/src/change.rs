@@ -267,3 +267,290 @@ pub(crate) fn keeps_invariants(next: &WorkflowDocument, previous: &WorkflowDocum
         _ => next.topological_order().is_ok(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canonical::write_canonical_into;
+    use crate::canonical_state::CanonicalState;
+    use crate::catalog::Catalog;
+    use crate::graph::tests::defined_graph_revision;
+    use crate::graph::{Note, Stage};
+    use crate::limits::MAX_NOTE_CHARS;
+    use crate::operator::Ports;
+    use serde_json::{Value, json};
+
+    /// xorshift64*: a fixed, seedable sequence without a dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+
+        fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+            &items[self.below(items.len())]
+        }
+
+        fn chance(&mut self, percent: usize) -> bool {
+            self.below(100) < percent
+        }
+    }
+
+    /// Mostly fresh valid ids, sometimes one in use, sometimes an invalid one.
+    fn id(rng: &mut Rng) -> String {
+        match rng.below(20) {
+            0 => "..".into(),
+            1 => "bad id".into(),
+            2..=6 => format!("n{}", rng.below(6)),
+            _ => format!("x{}", rng.below(100_000)),
+        }
+    }
+
+    /// A node of `operator`; a `pipe` passes reads through, so edges
+    /// between pipes can close cycles.
+    fn node(catalog: &Catalog, operator: &str, id: String, rng: &mut Rng) -> Node {
+        let (operator_id, entry) = match operator {
+            "pipe" => ("qc.fastqc", catalog.get("qc.fastqc").unwrap()),
+            other => (other, catalog.get(other).unwrap()),
+        };
+        let ports = if operator == "pipe" {
+            let input = entry.contract.ports.inputs[0].clone();
+            let mut output = input.clone();
+            output.name = "reads_out".into();
+            Ports {
+                inputs: vec![input],
+                outputs: vec![output],
+            }
+        } else {
+            entry.contract.ports.clone()
+        };
+        Node {
+            id,
+            operator_id: operator_id.into(),
+            operator_revision: entry.revision.clone(),
+            ports,
+            params: Default::default(),
+            x: rng.below(500) as f64,
+            y: -(rng.below(500) as f64) / 3.0,
+            color: rng.chance(20).then(|| "#a0b1c2".into()),
+            source: None,
+            replacements: Vec::new(),
+        }
+    }
+
+    fn param_value(rng: &mut Rng) -> Value {
+        match rng.below(10) {
+            0 => json!("a\u{0}b"),
+            1 => json!("reads\n.fastq"),
+            2 => json!({"z": [1, 2.5], "a": null}),
+            3..=5 => json!(rng.below(8)),
+            _ => json!(format!("data/r{} \"q\" ü.fastq", rng.below(50))),
+        }
+    }
+
+    /// One edit of `doc` as an operation or a raw change could make it,
+    /// valid or not; returns what it did, for a failure's message.
+    fn mutate(doc: &mut WorkflowDocument, catalog: &Catalog, rng: &mut Rng) -> String {
+        let n = doc.nodes.len();
+        let choice = rng.below(30);
+        match choice {
+            0..=5 => {
+                let operator = *rng.pick(&["files.import", "qc.fastqc", "qc.fastp", "pipe", "pipe"]);
+                let id = id(rng);
+                doc.nodes.push(Arc::new(node(catalog, operator, id.clone(), rng)));
+                format!("add {operator} {id}")
+            }
+            6..=9 if n > 0 => {
+                let i = rng.below(n);
+                let node = Arc::make_mut(&mut doc.nodes[i]);
+                let name = match node.operator_id.as_str() {
+                    "files.import" => "path",
+                    _ => "threads",
+                };
+                let value = param_value(rng);
+                node.params.insert(name.into(), value.clone());
+                format!("set {}.{name} = {value}", node.id)
+            }
+            10..=13 if n > 0 => {
+                let from = doc.nodes[rng.below(n)].clone();
+                let to = doc.nodes[rng.below(n)].clone();
+                let from_port = match from.ports.outputs.first() {
+                    Some(p) if rng.chance(90) => p.name.clone(),
+                    _ => "nope".into(),
+                };
+                let to_port = match to.ports.inputs.first() {
+                    Some(p) if rng.chance(90) => p.name.clone(),
+                    _ => "nope".into(),
+                };
+                let id = id(rng);
+                doc.edges.push(Arc::new(Edge {
+                    id: id.clone(),
+                    from_node: from.id.clone(),
+                    from_port,
+                    to_node: to.id.clone(),
+                    to_port,
+                }));
+                format!("connect {id}: {} → {}", from.id, to.id)
+            }
+            14 if n > 0 => {
+                let i = rng.below(n);
+                let gone = doc.nodes.remove(i);
+                if rng.chance(70) {
+                    doc.edges
+                        .retain(|e| e.from_node != gone.id && e.to_node != gone.id);
+                }
+                format!("remove {}", gone.id)
+            }
+            15 if !doc.edges.is_empty() => {
+                let gone = doc.edges.remove(rng.below(doc.edges.len()));
+                format!("disconnect {}", gone.id)
+            }
+            16 if n > 0 => {
+                let i = rng.below(n);
+                let node = Arc::make_mut(&mut doc.nodes[i]);
+                node.x = if rng.chance(20) { f64::NAN } else { 12.5 };
+                format!("move {}", node.id)
+            }
+            17 if n > 0 => {
+                let i = rng.below(n);
+                let node = Arc::make_mut(&mut doc.nodes[i]);
+                match rng.below(4) {
+                    0 => node.operator_revision = "blake3:0".into(),
+                    1 => node.ports.inputs.clear(),
+                    2 => node.operator_id = SOURCE_OPERATOR_ID.into(),
+                    _ => node.color = Some("#000000".into()),
+                }
+                format!("alter {}", node.id)
+            }
+            18 if n > 1 => {
+                let (i, j) = (rng.below(n), rng.below(n));
+                doc.nodes.swap(i, j);
+                format!("swap {i} {j}")
+            }
+            19 if n > 0 => {
+                let i = rng.below(n);
+                doc.nodes[i] = Arc::new(Node::clone(&doc.nodes[i]));
+                format!("copy {}", doc.nodes[i].id)
+            }
+            20 if n > 0 => {
+                // The same id, another operator: other ports at both ends
+                // of its edges.
+                let i = rng.below(n);
+                let id = doc.nodes[i].id.clone();
+                let operator = *rng.pick(&["files.import", "qc.fastp", "pipe"]);
+                doc.nodes[i] = Arc::new(node(catalog, operator, id.clone(), rng));
+                format!("replace {id} with {operator}")
+            }
+            21..=22 => {
+                let id = id(rng);
+                let long = rng.chance(10);
+                doc.notes.push(Note {
+                    id: id.clone(),
+                    text: if long {
+                        "n".repeat(MAX_NOTE_CHARS + 1)
+                    } else {
+                        "a \"note\"\n".into()
+                    },
+                    x: if rng.chance(10) { f64::INFINITY } else { 1.0 },
+                    y: 2.0,
+                    color: None,
+                });
+                format!("add note {id}")
+            }
+            23 if !doc.notes.is_empty() => {
+                let i = rng.below(doc.notes.len());
+                doc.notes[i].text = "edited".into();
+                "edit note".into()
+            }
+            24 if !doc.notes.is_empty() => {
+                doc.notes.remove(rng.below(doc.notes.len()));
+                "remove note".into()
+            }
+            25 => {
+                let id = id(rng);
+                doc.stages.push(Stage {
+                    id: id.clone(),
+                    title: "QC".into(),
+                    color: "#ffeeaa".into(),
+                    x: 0.0,
+                    y: 0.0,
+                    width: 100.0,
+                    height: 50.0,
+                });
+                format!("add stage {id}")
+            }
+            26 => {
+                doc.title = if rng.chance(15) {
+                    "t".repeat(MAX_TITLE_CHARS + 1)
+                } else {
+                    format!("Title {}", rng.below(9))
+                };
+                "retitle".into()
+            }
+            27 if rng.chance(10) => {
+                doc.schema_version += 1;
+                "schema".into()
+            }
+            _ => "nothing".into(),
+        }
+    }
+
+    /// The canonical JSON by its definition: the generic writer over the
+    /// whole document.
+    fn defined_json(doc: &WorkflowDocument) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_canonical_into(doc, &mut out);
+        out
+    }
+
+    /// Generated chains of edits, valid and not: the check from the change
+    /// accepts exactly what the whole validation accepts, and the canonical
+    /// forms built from the previous state's are those written from scratch
+    /// and those of their definitions.
+    #[test]
+    fn the_change_check_and_the_reused_canonical_forms_agree_with_their_definitions() {
+        let catalog = Catalog::builtin().unwrap();
+        let (mut accepted, mut refused) = (0, 0);
+        for seed in 1..=60u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut previous = WorkflowDocument::empty("Generated");
+            let mut state = CanonicalState::of(&previous);
+            let mut log = Vec::new();
+            for step in 0..80 {
+                let mut next = previous.clone();
+                for _ in 0..1 + rng.below(3) {
+                    log.push(mutate(&mut next, &catalog, &mut rng));
+                }
+                let full = next.validate().is_ok();
+                assert_eq!(
+                    keeps_invariants(&next, &previous),
+                    full,
+                    "seed {seed}, step {step}, after: {log:#?}"
+                );
+                let reused = state.next(&next);
+                assert_eq!(
+                    &reused.json()[..],
+                    &defined_json(&next)[..],
+                    "seed {seed}, step {step}, after: {log:#?}"
+                );
+                assert_eq!(&reused.json()[..], &next.canonical_json()[..]);
+                assert_eq!(reused.graph_revision(), &next.graph_revision());
+                assert_eq!(reused.graph_revision(), &defined_graph_revision(&next));
+                if full {
+                    accepted += 1;
+                    previous = next;
+                    state = reused;
+                } else {
+                    refused += 1;
+                    log.push("(refused)".into());
+                }
+            }
+        }
+        // Both sides of the comparison are well exercised.
+        assert!(accepted > 1000 && refused > 1000, "{accepted} / {refused}");
+    }
+}

@@ -619,7 +619,7 @@ pub(crate) fn check_edge_ends<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::canonical::revision_of;
     use crate::catalog::Catalog;
@@ -627,7 +627,7 @@ mod tests {
     use serde_json::json;
 
     /// The semantic revision as its definition states it, built as a value.
-    fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
+    pub(crate) fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
         let mut nodes: Vec<&Node> = doc.nodes.iter().map(|n| &**n).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let nodes: Vec<Value> = nodes
