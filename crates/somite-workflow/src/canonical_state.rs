@@ -398,7 +398,10 @@ pub(crate) fn graph_digest<'b>(
     semantic_in_id_order: impl ExactSizeIterator<Item = &'b [u8]> + Clone,
     schema_version: u32,
 ) -> Revision {
-    let len = semantic_in_id_order.clone().map(|s| s.len() + 3).sum::<usize>();
+    let len = semantic_in_id_order
+        .clone()
+        .map(|s| s.len() + 3)
+        .sum::<usize>();
     let mut out = Vec::with_capacity(edge_tuples.len() + len + 64);
     out.extend_from_slice(b"{\"edges\":");
     out.extend_from_slice(edge_tuples);

@@ -222,7 +222,8 @@ pub(crate) fn keeps_invariants(next: &WorkflowDocument, previous: &WorkflowDocum
                 .zip(&edge_origins)
                 .filter(|(e, o)| {
                     matches!(o, Origin::Shared(_))
-                        && (ends.contains(e.from_node.as_str()) || ends.contains(e.to_node.as_str()))
+                        && (ends.contains(e.from_node.as_str())
+                            || ends.contains(e.to_node.as_str()))
                 })
                 .map(|(e, _)| &**e),
         );
@@ -359,9 +360,11 @@ mod tests {
         let choice = rng.below(30);
         match choice {
             0..=5 => {
-                let operator = *rng.pick(&["files.import", "qc.fastqc", "qc.fastp", "pipe", "pipe"]);
+                let operator =
+                    *rng.pick(&["files.import", "qc.fastqc", "qc.fastp", "pipe", "pipe"]);
                 let id = id(rng);
-                doc.nodes.push(Arc::new(node(catalog, operator, id.clone(), rng)));
+                doc.nodes
+                    .push(Arc::new(node(catalog, operator, id.clone(), rng)));
                 format!("add {operator} {id}")
             }
             6..=9 if n > 0 => {

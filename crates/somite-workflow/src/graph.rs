@@ -8,6 +8,19 @@
 //! connection, a duplicate id, an id that is not one safe path component, a
 //! dangling port, a cycle, a NUL in a parameter or a control character in an
 //! import path cannot exist on disk.
+//!
+//! States share what they have in common. Every edit clones the current
+//! document, so its nodes and edges are held by `Arc`: the clone copies
+//! pointers, an operation copies only the node it changes
+//! (`Arc::make_mut`), dropping a superseded state frees only what no later
+//! state holds, and a node's pointer says whether an edit touched it. That
+//! is what lets a transaction validate only what it changed
+//! ([`crate::change`]) and reuse the canonical bytes of the rest
+//! ([`crate::canonical_state`]). The whole node is shared rather than only
+//! its heavy parts (the pinned ports) behind `Arc`: the clone then costs
+//! nothing per node, and identity means the entire node, which those two
+//! need. The wire format is unchanged (serde's `rc` feature writes and
+//! reads an `Arc<T>` as a `T`).
 
 use crate::canonical::{Revision, digest_parts, is_revision, write_canonical_into};
 use crate::canonical_state::{PortsSeen, document_json, edge_tuples, graph_digest, write_semantic};
@@ -30,9 +43,10 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct WorkflowDocument {
     pub schema_version: u32,
     pub title: String,
-    /// Nodes and edges are shared between states (see the module docs): an
-    /// edit clones the vectors, not what they hold, and copies only the
-    /// node it changes (`Arc::make_mut`).
+    // Nodes and edges are shared between states (see the module docs; a
+    // plain comment, as doc comments become the wire schema's text): an
+    // edit clones the vectors, not what they hold, and copies only the
+    // node it changes (`Arc::make_mut`).
     #[serde(default)]
     pub nodes: Vec<Arc<Node>>,
     #[serde(default)]
@@ -197,10 +211,7 @@ impl WorkflowDocument {
 
     /// The source node, when this is a source workflow.
     pub fn source_node(&self) -> Option<&Node> {
-        self.nodes
-            .iter()
-            .find(|n| n.source.is_some())
-            .map(|n| &**n)
+        self.nodes.iter().find(|n| n.source.is_some()).map(|n| &**n)
     }
 
     /// Whether any node, edge, note or stage already uses `id`.
@@ -225,10 +236,11 @@ impl WorkflowDocument {
     /// `{"edges": [[from_node, from_port, to_node, to_port], …] (sorted),
     /// "nodes": [{"id", "operator_id", "operator_revision", "params",
     /// "ports", "replacements" (only when not empty)}, …] (by id),
-    /// "schema_version"}`, laid out here directly
-    /// (its keys are written in byte order) so that the port contract, the
-    /// same for every node pinning one operator revision, is canonicalized
-    /// once per revision rather than once per node.
+    /// "schema_version"}`, laid out by [`crate::canonical_state`] (keys
+    /// written in byte order) so that the port contract, the same for every
+    /// node pinning one operator revision, is canonicalized once per
+    /// revision rather than once per node, and so that a state can reuse the
+    /// previous state's bytes for the nodes an edit left alone.
     pub fn graph_revision(&self) -> Revision {
         let mut nodes: Vec<&Node> = self.nodes.iter().map(|n| &**n).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
@@ -253,7 +265,8 @@ impl WorkflowDocument {
         Self::state_revision_of_canonical(&self.canonical_json(), input_location)
     }
 
-    /// The document's canonical JSON (see [`crate::canonical`]): what its
+    /// The document's canonical JSON (see [`crate::canonical`], laid out by
+    /// [`crate::canonical_state`]): what its
     /// state revision is computed over, and a JSON text that reads back as
     /// the same document, so a caller that keeps it can store or serve it
     /// without serializing the document again.

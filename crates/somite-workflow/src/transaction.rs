@@ -2,8 +2,9 @@
 //!
 //! Human and agent edits alike are a list of closed-shape operations applied
 //! to a clone of the current document. Each operation is checked as it is
-//! applied, so a failure names the exact operation index; the whole result is
-//! validated again at the end, and the caller publishes it only if every step
+//! applied, so a failure names the exact operation index; the result is
+//! validated again at the end (for what the operations changed, see
+//! [`crate::change`]), and the caller publishes it only if every step
 //! passed. Compare-and-swap and idempotency need the stored state and live in
 //! the project store; this module is the pure part.
 
