@@ -77,10 +77,18 @@ fn edit(f: &mut Fixture, key: &str, operations: Value) -> Result<(), ErrorCode> 
         "operations": operations,
     }))
     .unwrap();
-    f.project
-        .apply_transaction(&txn)
-        .map(|_| ())
-        .map_err(|e| e.code)
+    f.project.apply_transaction(&txn).map_err(|e| e.code)?;
+    // The state's canonical forms, built from the previous state's for
+    // what the edit left alone, are those of its definition: the source
+    // node, its replacements and a variant's origin included.
+    let snapshot = f.project.snapshot();
+    let document = snapshot.document();
+    assert_eq!(
+        &snapshot.json()[..],
+        somite_workflow::canonical::to_canonical_json(document).as_bytes()
+    );
+    assert_eq!(snapshot.graph_revision(), &document.graph_revision());
+    Ok(())
 }
 
 #[test]
