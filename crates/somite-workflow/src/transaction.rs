@@ -228,16 +228,28 @@ pub fn apply_operations(
 
 /// Where each node sits, by a hash of its id: a transaction of many
 /// operations on a large graph would otherwise scan the nodes for each.
-/// Built on first use; an operation that adds, removes or replaces nodes
-/// drops it. A position is used only after its node's id is compared, so
-/// a hash shared by two ids costs a scan, never the wrong node.
+/// Built once a few lookups were answered by scanning (a short transaction
+/// scans for less than the index costs); an operation that adds, removes
+/// or replaces nodes drops it. A position is used only after its node's id
+/// is compared, so a hash shared by two ids costs a scan, never the wrong
+/// node.
 #[derive(Default)]
-struct NodePositions(Option<HashMap<u64, usize, BuildHasherDefault<IdHash>>>);
+struct NodePositions {
+    map: Option<HashMap<u64, usize, BuildHasherDefault<IdHash>>>,
+    scans: usize,
+}
+
+/// Lookups answered by scanning before the index is built.
+const SCANS_BEFORE_INDEX: usize = 4;
 
 impl NodePositions {
     /// The position of the first node called `id`.
     fn of(&mut self, doc: &WorkflowDocument, id: &str) -> Option<usize> {
-        let map = self.0.get_or_insert_with(|| {
+        if self.map.is_none() && self.scans < SCANS_BEFORE_INDEX {
+            self.scans += 1;
+            return doc.nodes.iter().position(|n| n.id == id);
+        }
+        let map = self.map.get_or_insert_with(|| {
             let mut map = HashMap::with_capacity_and_hasher(doc.nodes.len(), Default::default());
             for (i, n) in doc.nodes.iter().enumerate() {
                 map.entry(fnv1a(&n.id)).or_insert(i);
@@ -252,7 +264,7 @@ impl NodePositions {
     }
 
     fn forget(&mut self) {
-        self.0 = None;
+        self.map = None;
     }
 }
 
