@@ -62,6 +62,7 @@ use crate::sidecar::{self, CommitRecord, Found, Newest, Replaced, Slots};
 use serde::{Deserialize, Serialize};
 use somite_workflow::assessment::{Assessment, FileEvidence, InputProbe, assess_at};
 use somite_workflow::canonical::digest_bytes;
+use somite_workflow::canonical_state::CanonicalState;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
 use somite_workflow::resource::{ResourceFinding, ResourceResolver, Verification};
@@ -174,6 +175,9 @@ pub struct Snapshot {
     state_revision: Revision,
     graph_revision: Revision,
     json: Arc<[u8]>,
+    /// Where each node's and edge's bytes lie in `json`, so the next
+    /// state's are copied for what an edit left alone.
+    canonical: CanonicalState,
 }
 
 impl Snapshot {
@@ -181,12 +185,25 @@ impl Snapshot {
     /// that JSON is written once and kept: it is the graph file's content,
     /// the autosave copy's document and the body reads are served from.
     fn new(document: WorkflowDocument, location: &str) -> Snapshot {
-        let json = document.canonical_json();
+        Snapshot::with(CanonicalState::of(&document), document, location)
+    }
+
+    /// The state an edit of this one made: its canonical forms are built
+    /// from this state's, at the cost of what the edit changed.
+    fn next(&self, document: WorkflowDocument, location: &str) -> Snapshot {
+        Snapshot::with(self.canonical.next(&document), document, location)
+    }
+
+    fn with(canonical: CanonicalState, document: WorkflowDocument, location: &str) -> Snapshot {
         Snapshot {
-            state_revision: WorkflowDocument::state_revision_of_canonical(&json, location),
-            graph_revision: document.graph_revision(),
+            state_revision: WorkflowDocument::state_revision_of_canonical(
+                canonical.json(),
+                location,
+            ),
+            graph_revision: canonical.graph_revision().clone(),
+            json: canonical.json().clone(),
             document,
-            json: json.into(),
+            canonical,
         }
     }
 
@@ -441,7 +458,7 @@ impl Project {
         }
         let next = apply_operations(self.document(), &self.catalog, &txn.operations)?;
         crate::source::check_paths_exist(&next, &txn.operations, self.layout.root())?;
-        let staged = Snapshot::new(next, &self.layout.graph_location());
+        let staged = self.current.next(next, &self.layout.graph_location());
         let outcome = TransactionOutcome {
             previous_state_revision: self.state_revision().clone(),
             state_revision: staged.state_revision.clone(),

@@ -542,7 +542,7 @@ impl Supervisor {
             bound,
             unexercised: substitution.nodes,
             node_map,
-            edges: document.edges.clone(),
+            edges: document.edges.iter().map(|e| Edge::clone(e)).collect(),
             shown_command,
             task,
             source_preview,

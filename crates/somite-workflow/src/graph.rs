@@ -8,8 +8,22 @@
 //! connection, a duplicate id, an id that is not one safe path component, a
 //! dangling port, a cycle, a NUL in a parameter or a control character in an
 //! import path cannot exist on disk.
+//!
+//! States share what they have in common. Every edit clones the current
+//! document, so its nodes and edges are held by `Arc`: the clone copies
+//! pointers, an operation copies only the node it changes
+//! (`Arc::make_mut`), dropping a superseded state frees only what no later
+//! state holds, and a node's pointer says whether an edit touched it. That
+//! is what lets a transaction validate only what it changed
+//! ([`crate::change`]) and reuse the canonical bytes of the rest
+//! ([`crate::canonical_state`]). The whole node is shared rather than only
+//! its heavy parts (the pinned ports) behind `Arc`: the clone then costs
+//! nothing per node, and identity means the entire node, which those two
+//! need. The wire format is unchanged (serde's `rc` feature writes and
+//! reads an `Arc<T>` as a `T`).
 
-use crate::canonical::{Revision, digest_bytes, digest_parts, is_revision, write_canonical_into};
+use crate::canonical::{Revision, digest_parts, is_revision, write_canonical_into};
+use crate::canonical_state::{PortsSeen, document_json, edge_tuples, graph_digest, write_semantic};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
@@ -18,6 +32,7 @@ use crate::variant::VariantOrigin;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// The document format this build reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -28,10 +43,14 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct WorkflowDocument {
     pub schema_version: u32,
     pub title: String,
+    // Nodes and edges are shared between states (see the module docs; a
+    // plain comment, as doc comments become the wire schema's text): an
+    // edit clones the vectors, not what they hold, and copies only the
+    // node it changes (`Arc::make_mut`).
     #[serde(default)]
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Arc<Node>>,
     #[serde(default)]
-    pub edges: Vec<Edge>,
+    pub edges: Vec<Arc<Edge>>,
     #[serde(default)]
     pub notes: Vec<Note>,
     #[serde(default)]
@@ -40,7 +59,7 @@ pub struct WorkflowDocument {
     /// source it came from (kept whole, so it can be restored) and what
     /// became of each of its invocations (see [`crate::variant`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant_origin: Option<Box<VariantOrigin>>,
+    pub variant_origin: Option<Arc<VariantOrigin>>,
 }
 
 /// One operator instance on the canvas.
@@ -179,16 +198,20 @@ impl WorkflowDocument {
     }
 
     pub fn node(&self, id: &str) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.id == id)
+        self.nodes.iter().find(|n| n.id == id).map(|n| &**n)
     }
 
+    /// The node `id`, copied first if an earlier state shares it.
     pub(crate) fn node_mut(&mut self, id: &str) -> Option<&mut Node> {
-        self.nodes.iter_mut().find(|n| n.id == id)
+        self.nodes
+            .iter_mut()
+            .find(|n| n.id == id)
+            .map(Arc::make_mut)
     }
 
     /// The source node, when this is a source workflow.
     pub fn source_node(&self) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.source.is_some())
+        self.nodes.iter().find(|n| n.source.is_some()).map(|n| &**n)
     }
 
     /// Whether any node, edge, note or stage already uses `id`.
@@ -204,6 +227,7 @@ impl WorkflowDocument {
         self.edges
             .iter()
             .find(|e| e.to_node == node && e.to_port == port)
+            .map(|e| &**e)
     }
 
     /// The semantic revision: only what changes execution.
@@ -212,71 +236,27 @@ impl WorkflowDocument {
     /// `{"edges": [[from_node, from_port, to_node, to_port], …] (sorted),
     /// "nodes": [{"id", "operator_id", "operator_revision", "params",
     /// "ports", "replacements" (only when not empty)}, …] (by id),
-    /// "schema_version"}`, laid out here directly
-    /// (its keys are written in byte order) so that the port contract, the
-    /// same for every node pinning one operator revision, is canonicalized
-    /// once per revision rather than once per node.
+    /// "schema_version"}`, laid out by [`crate::canonical_state`] (keys
+    /// written in byte order) so that the port contract, the same for every
+    /// node pinning one operator revision, is canonicalized once per
+    /// revision rather than once per node, and so that a state can reuse the
+    /// previous state's bytes for the nodes an edit left alone.
     pub fn graph_revision(&self) -> Revision {
-        let mut nodes: Vec<&Node> = self.nodes.iter().collect();
+        let mut nodes: Vec<&Node> = self.nodes.iter().map(|n| &**n).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
-        let mut edges: Vec<(&str, &str, &str, &str)> = self
-            .edges
-            .iter()
-            .map(|e| {
-                (
-                    e.from_node.as_str(),
-                    e.from_port.as_str(),
-                    e.to_node.as_str(),
-                    e.to_port.as_str(),
-                )
-            })
-            .collect();
-        edges.sort();
-        let mut out = Vec::with_capacity(256 * (nodes.len() + edges.len()) + 64);
-        out.extend_from_slice(b"{\"edges\":");
-        write_canonical_into(&edges, &mut out);
-        out.extend_from_slice(b",\"nodes\":[");
-        // The canonical ports of the last node of each operator revision,
-        // reused while the next node's ports are equal to them.
-        let mut ports_seen: HashMap<(&str, &str), (&Ports, std::ops::Range<usize>)> =
-            HashMap::new();
-        for (i, n) in nodes.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(b"{\"id\":");
-            write_canonical_into(&n.id, &mut out);
-            out.extend_from_slice(b",\"operator_id\":");
-            write_canonical_into(&n.operator_id, &mut out);
-            out.extend_from_slice(b",\"operator_revision\":");
-            write_canonical_into(&n.operator_revision, &mut out);
-            out.extend_from_slice(b",\"params\":");
-            write_canonical_into(&n.params, &mut out);
-            out.extend_from_slice(b",\"ports\":");
-            let key = (n.operator_id.as_str(), n.operator_revision.as_str());
-            match ports_seen.get(&key) {
-                Some((ports, range)) if **ports == n.ports => {
-                    let range = range.clone();
-                    out.extend_from_within(range);
-                }
-                _ => {
-                    let start = out.len();
-                    write_canonical_into(&n.ports, &mut out);
-                    ports_seen.insert(key, (&n.ports, start..out.len()));
-                }
-            }
-            // Replacements change what a source node stands for; a node
-            // without any keeps the revision it always had.
-            if !n.replacements.is_empty() {
-                out.extend_from_slice(b",\"replacements\":");
-                write_canonical_into(&n.replacements, &mut out);
-            }
-            out.push(b'}');
+        let mut out = Vec::with_capacity(256 * nodes.len() + 64);
+        let mut ports = PortsSeen::default();
+        let mut ranges = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let start = out.len();
+            write_semantic(n, &mut out, &mut ports);
+            ranges.push(start..out.len());
         }
-        out.extend_from_slice(b"],\"schema_version\":");
-        write_canonical_into(&self.schema_version, &mut out);
-        out.push(b'}');
-        digest_bytes(&out)
+        graph_digest(
+            &edge_tuples(&self.edges),
+            ranges.iter().map(|r| &out[r.clone()]),
+            self.schema_version,
+        )
     }
 
     /// The full revision compare-and-swap uses: the whole document, layout
@@ -285,14 +265,13 @@ impl WorkflowDocument {
         Self::state_revision_of_canonical(&self.canonical_json(), input_location)
     }
 
-    /// The document's canonical JSON (see [`crate::canonical`]): what its
+    /// The document's canonical JSON (see [`crate::canonical`], laid out by
+    /// [`crate::canonical_state`]): what its
     /// state revision is computed over, and a JSON text that reads back as
     /// the same document, so a caller that keeps it can store or serve it
     /// without serializing the document again.
     pub fn canonical_json(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(512 * (self.nodes.len() + self.edges.len()) + 256);
-        write_canonical_into(self, &mut out);
-        out
+        document_json(self)
     }
 
     /// [`Self::state_revision`] from the document's [`Self::canonical_json`]:
@@ -397,13 +376,7 @@ impl WorkflowDocument {
 
     /// Checks every structural invariant of a stored document.
     pub fn validate(&self) -> Result<()> {
-        let invalid = |message: String| {
-            Err(SomiteError::new(
-                ErrorCode::InvalidDocument,
-                message,
-                "repair the document or restore the last autosave",
-            ))
-        };
+        let invalid = |message: String| Err(invalid_document(message));
         if self.schema_version != SCHEMA_VERSION {
             return invalid(format!(
                 "schema version {} is not supported (this Somite reads {SCHEMA_VERSION})",
@@ -440,40 +413,13 @@ impl WorkflowDocument {
         self.validate_source()?;
         crate::variant::validate(self)?;
         for n in &self.nodes {
-            if !is_revision(&n.operator_revision) {
-                return invalid(format!("node `{}` has no valid operator revision", n.id));
-            }
-            if !(n.x.is_finite() && n.y.is_finite()) {
-                return invalid(format!("node `{}` has a non-finite position", n.id));
-            }
-            for (name, value) in &n.params {
-                let Some(text) = value.as_str() else {
-                    continue;
-                };
-                // A bash variable cannot hold NUL, so no task could receive it.
-                if text.contains('\0') {
-                    return invalid(format!("`{name}` of node `{}` contains NUL", n.id));
-                }
-                // Nextflow stages an input with an `ln -s` line that does not
-                // escape a newline; the other characters its staging leaves
-                // live are readiness items (see `check_import_path`), so a
-                // document holding one still opens and can be repaired.
-                if n.ports.imports(name)
-                    && let Some(c) = text.chars().find(|c| c.is_control())
-                {
-                    return invalid(format!(
-                        "the path `{name}` of node `{}` holds the control character U+{:04X}",
-                        n.id, c as u32
-                    ));
-                }
-            }
+            check_node(n)?;
         }
         for n in &self.notes {
-            if n.text.chars().count() > MAX_NOTE_CHARS || !(n.x.is_finite() && n.y.is_finite()) {
-                return invalid(format!("note `{}` is too long or misplaced", n.id));
-            }
+            check_note(n)?;
         }
-        let nodes: HashMap<&str, &Node> = self.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let nodes: HashMap<&str, &Node> =
+            self.nodes.iter().map(|n| (n.id.as_str(), &**n)).collect();
         let mut taken: HashMap<(&str, &str), usize> = HashMap::new();
         for e in &self.edges {
             *taken
@@ -495,7 +441,7 @@ impl WorkflowDocument {
     /// A source node stands alone (no native nodes, no edges), carries the
     /// source operator id, no ports, and pins the digest of its binding, so
     /// an altered binding never passes for the resolved one.
-    fn validate_source(&self) -> Result<()> {
+    pub(crate) fn validate_source(&self) -> Result<()> {
         let invalid = |message: String| {
             Err(SomiteError::new(
                 ErrorCode::InvalidDocument,
@@ -543,6 +489,66 @@ impl WorkflowDocument {
     }
 }
 
+fn invalid_document(message: String) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::InvalidDocument,
+        message,
+        "repair the document or restore the last autosave",
+    )
+}
+
+/// The invariants of one node on its own.
+pub(crate) fn check_node(n: &Node) -> Result<()> {
+    if !is_revision(&n.operator_revision) {
+        return Err(invalid_document(format!(
+            "node `{}` has no valid operator revision",
+            n.id
+        )));
+    }
+    if !(n.x.is_finite() && n.y.is_finite()) {
+        return Err(invalid_document(format!(
+            "node `{}` has a non-finite position",
+            n.id
+        )));
+    }
+    for (name, value) in &n.params {
+        let Some(text) = value.as_str() else {
+            continue;
+        };
+        // A bash variable cannot hold NUL, so no task could receive it.
+        if text.contains('\0') {
+            return Err(invalid_document(format!(
+                "`{name}` of node `{}` contains NUL",
+                n.id
+            )));
+        }
+        // Nextflow stages an input with an `ln -s` line that does not
+        // escape a newline; the other characters its staging leaves
+        // live are readiness items (see `check_import_path`), so a
+        // document holding one still opens and can be repaired.
+        if n.ports.imports(name)
+            && let Some(c) = text.chars().find(|c| c.is_control())
+        {
+            return Err(invalid_document(format!(
+                "the path `{name}` of node `{}` holds the control character U+{:04X}",
+                n.id, c as u32
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The invariants of one note.
+pub(crate) fn check_note(n: &Note) -> Result<()> {
+    if n.text.chars().count() > MAX_NOTE_CHARS || !(n.x.is_finite() && n.y.is_finite()) {
+        return Err(invalid_document(format!(
+            "note `{}` is too long or misplaced",
+            n.id
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn cycle_error(cycle: &[String]) -> SomiteError {
     SomiteError::new(
         ErrorCode::Cycle,
@@ -565,7 +571,7 @@ pub(crate) fn check_edge_alone(doc: &WorkflowDocument, edge: &Edge) -> Result<()
 /// The edge checks, given a node lookup and how many edges end at the same
 /// input (the edge itself included), so validating a whole document stays
 /// linear in its size.
-fn check_edge_ends<'a>(
+pub(crate) fn check_edge_ends<'a>(
     edge: &Edge,
     lookup: impl Fn(&str) -> Option<&'a Node>,
     inputs: usize,
@@ -626,7 +632,7 @@ fn check_edge_ends<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::canonical::revision_of;
     use crate::catalog::Catalog;
@@ -634,8 +640,8 @@ mod tests {
     use serde_json::json;
 
     /// The semantic revision as its definition states it, built as a value.
-    fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
-        let mut nodes: Vec<&Node> = doc.nodes.iter().collect();
+    pub(crate) fn defined_graph_revision(doc: &WorkflowDocument) -> Revision {
+        let mut nodes: Vec<&Node> = doc.nodes.iter().map(|n| &**n).collect();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
         let nodes: Vec<Value> = nodes
             .into_iter()
@@ -685,7 +691,7 @@ mod tests {
         assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
         // A node whose pinned ports differ from another's of the same
         // revision is not given the other's.
-        doc.nodes[2].ports.inputs.clear();
+        Arc::make_mut(&mut doc.nodes[2]).ports.inputs.clear();
         assert_eq!(doc.graph_revision(), defined_graph_revision(&doc));
     }
 

@@ -8,8 +8,10 @@
 
 pub mod assessment;
 pub mod canonical;
+pub mod canonical_state;
 mod canonical_writer;
 pub mod catalog;
+mod change;
 pub mod compile;
 pub mod error;
 pub mod graph;

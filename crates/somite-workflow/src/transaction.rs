@@ -2,8 +2,9 @@
 //!
 //! Human and agent edits alike are a list of closed-shape operations applied
 //! to a clone of the current document. Each operation is checked as it is
-//! applied, so a failure names the exact operation index; the whole result is
-//! validated again at the end, and the caller publishes it only if every step
+//! applied, so a failure names the exact operation index; the result is
+//! validated again at the end (for what the operations changed, see
+//! [`crate::change`]), and the caller publishes it only if every step
 //! passed. Compare-and-swap and idempotency need the stored state and live in
 //! the project store; this module is the pure part.
 
@@ -22,7 +23,9 @@ use crate::source::{SOURCE_OPERATOR_ID, SourceBinding, check_source_param};
 use crate::variant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// One intended edit, exactly as the specification shapes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -202,21 +205,114 @@ pub fn check_idempotency_key(key: &str) -> Result<()> {
     }
 }
 
-/// Applies every operation to a clone of `doc`; the input is never touched.
+/// Applies every operation to a clone of `doc`, which must have passed
+/// [`WorkflowDocument::validate`] (every stored state has); the input is
+/// never touched.
+///
+/// The clone shares `doc`'s nodes and edges, an operation copies what it
+/// changes, and the result is validated for what the operations changed
+/// (see [`crate::change`]): the cost follows the edit, not the graph.
 pub fn apply_operations(
     doc: &WorkflowDocument,
     catalog: &Catalog,
     operations: &[Operation],
 ) -> Result<WorkflowDocument> {
     let mut next = doc.clone();
+    let mut positions = NodePositions::default();
     for (index, op) in operations.iter().enumerate() {
-        apply_one(&mut next, catalog, op).map_err(|e| e.at_operation(index))?;
+        apply_one(&mut next, &mut positions, catalog, op).map_err(|e| e.at_operation(index))?;
     }
-    next.validate()?;
+    crate::change::validate_after(&next, doc)?;
     Ok(next)
 }
 
-fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> Result<()> {
+/// Where each node sits, by a hash of its id: a transaction of many
+/// operations on a large graph would otherwise scan the nodes for each.
+/// Built once a few lookups were answered by scanning (a short transaction
+/// scans for less than the index costs); an operation that adds, removes
+/// or replaces nodes drops it. A position is used only after its node's id
+/// is compared, so a hash shared by two ids costs a scan, never the wrong
+/// node.
+#[derive(Default)]
+struct NodePositions {
+    map: Option<HashMap<u64, usize, BuildHasherDefault<IdHash>>>,
+    scans: usize,
+}
+
+/// Lookups answered by scanning before the index is built.
+const SCANS_BEFORE_INDEX: usize = 4;
+
+impl NodePositions {
+    /// The position of the first node called `id`.
+    fn of(&mut self, doc: &WorkflowDocument, id: &str) -> Option<usize> {
+        if self.map.is_none() && self.scans < SCANS_BEFORE_INDEX {
+            self.scans += 1;
+            return doc.nodes.iter().position(|n| n.id == id);
+        }
+        let map = self.map.get_or_insert_with(|| {
+            let mut map = HashMap::with_capacity_and_hasher(doc.nodes.len(), Default::default());
+            for (i, n) in doc.nodes.iter().enumerate() {
+                map.entry(fnv1a(&n.id)).or_insert(i);
+            }
+            map
+        });
+        match map.get(&fnv1a(id)) {
+            Some(&i) if doc.nodes.get(i).is_some_and(|n| n.id == id) => Some(i),
+            // Another id with the same hash, or none.
+            _ => doc.nodes.iter().position(|n| n.id == id),
+        }
+    }
+
+    fn forget(&mut self) {
+        self.map = None;
+    }
+}
+
+/// FNV-1a: ids are short, and this map needs no defence against chosen
+/// collisions (a collision only costs a scan).
+fn fnv1a(id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Hashes the map's keys, already hashes, to themselves.
+#[derive(Default)]
+struct IdHash(u64);
+
+impl Hasher for IdHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+fn apply_one(
+    doc: &mut WorkflowDocument,
+    positions: &mut NodePositions,
+    catalog: &Catalog,
+    op: &Operation,
+) -> Result<()> {
+    // Operations that add, remove or replace nodes move the others.
+    if matches!(
+        op,
+        Operation::AddOperator { .. }
+            | Operation::PlaceSource { .. }
+            | Operation::RemoveOperator { .. }
+            | Operation::PromoteSource { .. }
+            | Operation::RevertVariant {}
+    ) {
+        positions.forget();
+    }
     match op {
         Operation::AddOperator {
             node_id,
@@ -234,7 +330,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             for (name, value) in params {
                 check_param(&entry.contract, node_id, name, value)?;
             }
-            doc.nodes.push(Node {
+            doc.nodes.push(Arc::new(Node {
                 id: node_id.clone(),
                 operator_id: operator_id.clone(),
                 operator_revision: entry.revision.clone(),
@@ -245,7 +341,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 color: None,
                 source: None,
                 replacements: Vec::new(),
-            });
+            }));
         }
         Operation::PlaceSource {
             node_id,
@@ -267,7 +363,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             claim_id(doc, node_id)?;
             finite(*x, *y)?;
             source.validate()?;
-            doc.nodes.push(Node {
+            doc.nodes.push(Arc::new(Node {
                 id: node_id.clone(),
                 operator_id: SOURCE_OPERATOR_ID.to_owned(),
                 operator_revision: source.revision(),
@@ -278,7 +374,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                 color: None,
                 source: Some(source.clone()),
                 replacements: Vec::new(),
-            });
+            }));
         }
         Operation::ReplaceInvocation {
             node_id,
@@ -337,19 +433,24 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             param,
             value,
         } => {
-            if let Some(binding) = existing_node(doc, node_id)?.source() {
+            let at = positions
+                .of(doc, node_id)
+                .ok_or_else(|| unknown_node(node_id))?;
+            let node = &doc.nodes[at];
+            if let Some(binding) = node.source() {
                 check_source_param(binding, node_id, param, value)?;
-                let node = doc.node_mut(node_id).expect("checked above");
-                node.params.insert(param.clone(), value.clone());
-                return Ok(());
+            } else {
+                check_param(pinned_contract(node, catalog)?, node_id, param, value)?;
             }
-            let contract = pinned_contract(doc, catalog, node_id)?;
-            check_param(contract, node_id, param, value)?;
-            let node = doc.node_mut(node_id).expect("checked above");
-            node.params.insert(param.clone(), value.clone());
+            Arc::make_mut(&mut doc.nodes[at])
+                .params
+                .insert(param.clone(), value.clone());
         }
         Operation::UnsetParam { node_id, param } => {
-            if let Some(binding) = existing_node(doc, node_id)?.source() {
+            let at = positions
+                .of(doc, node_id)
+                .ok_or_else(|| unknown_node(node_id))?;
+            if let Some(binding) = doc.nodes[at].source() {
                 if binding.param(param).is_none() {
                     return Err(SomiteError::new(
                         ErrorCode::UnknownParam,
@@ -360,16 +461,13 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
                         "read the node's parameters and use one of their names",
                     ));
                 }
-                let node = doc.node_mut(node_id).expect("checked above");
-                node.params.remove(param);
-                return Ok(());
+            } else {
+                let contract = pinned_contract(&doc.nodes[at], catalog)?;
+                if contract.param(param).is_none() {
+                    return Err(unknown_param(contract, node_id, param));
+                }
             }
-            let contract = pinned_contract(doc, catalog, node_id)?;
-            if contract.param(param).is_none() {
-                return Err(unknown_param(contract, node_id, param));
-            }
-            let node = doc.node_mut(node_id).expect("checked above");
-            node.params.remove(param);
+            Arc::make_mut(&mut doc.nodes[at]).params.remove(param);
         }
         Operation::Connect {
             edge_id,
@@ -405,7 +503,7 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
             // when its source is reachable from its target; only then is
             // the full order computed, for the nodes the error names.
             let closes_cycle = doc.reaches(to_node, from_node);
-            doc.edges.push(edge);
+            doc.edges.push(Arc::new(edge));
             if closes_cycle && let Err(cycle) = doc.topological_order() {
                 return Err(cycle_error(&cycle));
             }
@@ -423,8 +521,10 @@ fn apply_one(doc: &mut WorkflowDocument, catalog: &Catalog, op: &Operation) -> R
         }
         Operation::Move { node_id, x, y } => {
             finite(*x, *y)?;
-            existing_node(doc, node_id)?;
-            let node = doc.node_mut(node_id).expect("checked above");
+            let at = positions
+                .of(doc, node_id)
+                .ok_or_else(|| unknown_node(node_id))?;
+            let node = Arc::make_mut(&mut doc.nodes[at]);
             node.x = *x;
             node.y = *y;
         }
@@ -545,13 +645,15 @@ fn note_text(text: &str) -> Result<()> {
 }
 
 fn existing_node<'a>(doc: &'a WorkflowDocument, node_id: &str) -> Result<&'a Node> {
-    doc.node(node_id).ok_or_else(|| {
-        SomiteError::new(
-            ErrorCode::UnknownNode,
-            format!("there is no node `{node_id}`"),
-            "read the workflow and use an existing node id",
-        )
-    })
+    doc.node(node_id).ok_or_else(|| unknown_node(node_id))
+}
+
+fn unknown_node(node_id: &str) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::UnknownNode,
+        format!("there is no node `{node_id}`"),
+        "read the workflow and use an existing node id",
+    )
 }
 
 fn unknown_note(note_id: &str) -> SomiteError {
@@ -564,12 +666,8 @@ fn unknown_note(note_id: &str) -> SomiteError {
 
 /// The contract a node was created from, as long as the catalog still holds
 /// that exact revision: parameters are checked against what the node runs.
-fn pinned_contract<'c>(
-    doc: &WorkflowDocument,
-    catalog: &'c Catalog,
-    node_id: &str,
-) -> Result<&'c OperatorContract> {
-    let node = existing_node(doc, node_id)?;
+fn pinned_contract<'c>(node: &Node, catalog: &'c Catalog) -> Result<&'c OperatorContract> {
+    let node_id = &node.id;
     match catalog.get(&node.operator_id) {
         Some(entry) if entry.revision == node.operator_revision => Ok(&entry.contract),
         _ => Err(SomiteError::new(

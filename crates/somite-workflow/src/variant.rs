@@ -33,6 +33,7 @@ use crate::source::{
 use crate::types::PortType;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Where a native variant came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -512,7 +513,7 @@ pub(crate) fn promote(
             },
         };
         let id = node_id_for(&inv.call, &mut taken);
-        nodes.push(Node {
+        nodes.push(Arc::new(Node {
             id: id.clone(),
             operator_id: replacement.operator_id.clone(),
             operator_revision: replacement.operator_revision.clone(),
@@ -523,7 +524,7 @@ pub(crate) fn promote(
             color: None,
             source: None,
             replacements: Vec::new(),
-        });
+        }));
         promoted.push(PromotedInvocation {
             invocation: inv.id.clone(),
             node_id: id.clone(),
@@ -532,7 +533,7 @@ pub(crate) fn promote(
         placed.insert(inv.id.as_str(), (id, replacement));
     }
 
-    let mut edges: Vec<Edge> = Vec::new();
+    let mut edges: Vec<Arc<Edge>> = Vec::new();
     for inv in &binding.invocations {
         let Some((to_node, to)) = placed.get(inv.id.as_str()) else {
             continue;
@@ -572,19 +573,19 @@ pub(crate) fn promote(
                         &format!("{from_node}_to_{to_node}_{}", target.name),
                         &mut taken,
                     );
-                    edges.push(Edge {
+                    edges.push(Arc::new(Edge {
                         id,
                         from_node: from_node.clone(),
                         from_port: spec.name.clone(),
                         to_node: to_node.clone(),
                         to_port: target.name.clone(),
-                    });
+                    }));
                 }
             }
         }
     }
 
-    doc.variant_origin = Some(Box::new(VariantOrigin {
+    doc.variant_origin = Some(Arc::new(VariantOrigin {
         source_node_id: source.id.clone(),
         provider: binding.provider,
         repository: binding.repository.clone(),
@@ -638,7 +639,7 @@ pub(crate) fn revert(doc: &mut WorkflowDocument) -> Result<()> {
             "read the workflow: only a document with variant_origin can be reverted",
         ));
     };
-    doc.nodes = vec![*origin.source];
+    doc.nodes = vec![Arc::new(*Arc::unwrap_or_clone(origin).source)];
     doc.edges.clear();
     Ok(())
 }
@@ -647,7 +648,7 @@ pub(crate) fn revert(doc: &mut WorkflowDocument) -> Result<()> {
 /// promoted ones, done by the native node `node_id`.
 pub(crate) fn represent(doc: &mut WorkflowDocument, invocation: &str, node_id: &str) -> Result<()> {
     let native = doc.node(node_id).is_some_and(|n| n.source.is_none());
-    let Some(origin) = doc.variant_origin.as_deref_mut() else {
+    let Some(origin) = doc.variant_origin.as_mut().map(Arc::make_mut) else {
         return Err(SomiteError::new(
             ErrorCode::NotAVariant,
             "this workflow was not promoted from a source workflow",

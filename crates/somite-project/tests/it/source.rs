@@ -77,10 +77,18 @@ fn edit(f: &mut Fixture, key: &str, operations: Value) -> Result<(), ErrorCode> 
         "operations": operations,
     }))
     .unwrap();
-    f.project
-        .apply_transaction(&txn)
-        .map(|_| ())
-        .map_err(|e| e.code)
+    f.project.apply_transaction(&txn).map_err(|e| e.code)?;
+    // The state's canonical forms, built from the previous state's for
+    // what the edit left alone, are those of its definition: the source
+    // node, its replacements and a variant's origin included.
+    let snapshot = f.project.snapshot();
+    let document = snapshot.document();
+    assert_eq!(
+        &snapshot.json()[..],
+        somite_workflow::canonical::to_canonical_json(document).as_bytes()
+    );
+    assert_eq!(snapshot.graph_revision(), &document.graph_revision());
+    Ok(())
 }
 
 #[test]
@@ -700,7 +708,7 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
     // Revert restores the source node alone, as it was.
     edit(&mut f, "revert-0001", json!([{"op": "revert_variant"}])).unwrap();
     let doc = f.project.document();
-    assert_eq!(doc.nodes, vec![source_node]);
+    assert_eq!(doc.nodes, vec![std::sync::Arc::new(source_node)]);
     assert!(doc.edges.is_empty() && doc.variant_origin.is_none());
     assert_ne!(f.project.state_revision(), &source_state);
     assert_eq!(

@@ -808,3 +808,56 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// Each edit's state is built from the previous state's bytes for what the
+/// edit left alone; after edits of every native kind, its canonical JSON,
+/// graph revision and state revision are those written from scratch, and
+/// those a reopened project computes from the file.
+#[test]
+fn an_edit_state_built_from_the_previous_one_is_the_state_written_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Example).unwrap();
+    let edits = [
+        json!([{"op": "add_operator", "node_id": "r0", "operator_id": "files.import", "params": {"path": "reads.fastq"}, "x": 80, "y": 120}]),
+        json!([
+            {"op": "add_operator", "node_id": "q0", "operator_id": "qc.fastqc", "x": 1, "y": 2},
+            {"op": "add_operator", "node_id": "t0", "operator_id": "qc.fastp", "params": {"threads": 2}, "x": 3, "y": 4},
+            {"op": "connect", "edge_id": "e-qc", "from_node": "r0", "from_port": "file", "to_node": "q0", "to_port": "reads"},
+        ]),
+        json!([
+            {"op": "set_param", "node_id": "q0", "param": "threads", "value": 3},
+            {"op": "move", "node_id": "r0", "x": -5.25, "y": 1e-3},
+            {"op": "add_note", "note_id": "n1", "text": "a \"quoted\" note\nü", "x": 0, "y": 0},
+        ]),
+        json!([
+            {"op": "unset_param", "node_id": "q0", "param": "threads"},
+            {"op": "edit_note", "note_id": "n1", "text": "edited"},
+            {"op": "set_title", "title": "Renamed ✓"},
+        ]),
+        json!([{"op": "disconnect", "edge_id": "e-qc"}, {"op": "remove_note", "note_id": "n1"}]),
+        json!([{"op": "remove_operator", "node_id": "t0"}]),
+        json!([{"op": "remove_operator", "node_id": "r0"}, {"op": "move", "node_id": "q0", "x": 9, "y": 9}]),
+    ];
+    for (i, operations) in edits.into_iter().enumerate() {
+        let base = project.state_revision().clone();
+        let outcome = project
+            .apply_transaction(&txn(&base, &format!("edit-{i:08}"), operations))
+            .unwrap();
+        let snapshot = project.snapshot();
+        let document = snapshot.document();
+        assert_eq!(
+            &snapshot.json()[..],
+            somite_workflow::canonical::to_canonical_json(document).as_bytes(),
+            "edit {i}"
+        );
+        assert_eq!(snapshot.graph_revision(), &document.graph_revision());
+        assert_eq!(outcome.graph_revision, document.graph_revision());
+        let reopened = Project::read(dir.path(), Seed::Empty).unwrap();
+        assert_eq!(
+            reopened.state_revision(),
+            &outcome.state_revision,
+            "edit {i}"
+        );
+        assert_eq!(reopened.graph_revision(), outcome.graph_revision);
+    }
+}

@@ -37,6 +37,7 @@ use std::ffi::OsStr;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a proof is, in the words every output uses.
@@ -472,7 +473,7 @@ fn proof_document(
             .ok_or_else(|| RunnerError::ProofUnknownOperator {
                 operator_id: operator.to_owned(),
             })?;
-        Ok::<_, RunnerError>(Node {
+        Ok::<_, RunnerError>(Arc::new(Node {
             id: id.to_owned(),
             operator_id: operator.to_owned(),
             operator_revision: entry.revision.clone(),
@@ -483,7 +484,7 @@ fn proof_document(
             color: None,
             source: None,
             replacements: Vec::new(),
-        })
+        }))
     };
     let mut doc = WorkflowDocument::empty(format!("Proof of {operator_id}"));
     let params = recipe
@@ -499,13 +500,13 @@ fn proof_document(
             serde_json::Value::String(path.display().to_string()),
         )]);
         doc.nodes.push(node(&id, IMPORT_OPERATOR, params)?);
-        doc.edges.push(Edge {
+        doc.edges.push(Arc::new(Edge {
             id: format!("{id}-{port}"),
             from_node: id,
             from_port: "file".into(),
             to_node: TARGET.into(),
             to_port: port.clone(),
-        });
+        }));
     }
     Ok(doc)
 }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// The title every packaged graph carries: the real title is presentation
 /// and stays in the project, so renaming a workflow cannot change a package.
@@ -118,17 +119,17 @@ pub(crate) fn semantic_document(doc: &WorkflowDocument, order: &[String]) -> Wor
         positions.insert(id, (column as f64 * COLUMN, *row as f64 * ROW));
         *row += 1;
     }
-    let mut nodes: Vec<Node> = doc
+    let mut nodes: Vec<Arc<Node>> = doc
         .nodes
         .iter()
         .map(|n| {
             let (x, y) = positions[n.id.as_str()];
-            Node {
+            Arc::new(Node {
                 x,
                 y,
                 color: None,
-                ..n.clone()
-            }
+                ..Node::clone(n)
+            })
         })
         .collect();
     nodes.sort_by(|a, b| a.id.cmp(&b.id));

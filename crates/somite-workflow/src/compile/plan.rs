@@ -191,7 +191,7 @@ pub(crate) fn plan<'a>(
     let incoming: BTreeMap<(&str, &str), &Edge> = doc
         .edges
         .iter()
-        .map(|e| ((e.to_node.as_str(), e.to_port.as_str()), e))
+        .map(|e| ((e.to_node.as_str(), e.to_port.as_str()), &**e))
         .collect();
     // A node standing in for its outputs has no process, so only edges into
     // a node that runs count as consumers.

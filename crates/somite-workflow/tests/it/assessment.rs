@@ -164,7 +164,8 @@ fn a_missing_database_is_a_typed_escalatable_resource_with_recipes() {
 fn a_node_whose_contract_left_the_catalog_is_unsupported() {
     let catalog = common::catalog();
     let mut doc = common::small_graph(&catalog);
-    doc.nodes[1].operator_revision = format!("blake3:{}", "0".repeat(64));
+    std::sync::Arc::make_mut(&mut doc.nodes[1]).operator_revision =
+        format!("blake3:{}", "0".repeat(64));
     let a = assess(&doc, &catalog, &all_exist);
     let node = a.nodes.iter().find(|n| n.node_id == "qc").unwrap();
     assert_eq!(node.support, Support::UnsupportedContract);
@@ -319,7 +320,7 @@ fn an_unsupported_node_shows_its_pinned_revision_against_the_catalogs() {
     let catalog = common::catalog();
     let mut doc = common::small_graph(&catalog);
     let pinned = format!("blake3:{}", "0".repeat(64));
-    doc.nodes[1].operator_revision = pinned.clone();
+    std::sync::Arc::make_mut(&mut doc.nodes[1]).operator_revision = pinned.clone();
     let a = assess(&doc, &catalog, &all_exist);
     let item = a
         .items

@@ -471,3 +471,48 @@ fn a_nul_in_a_string_parameter_is_refused_on_edit_and_on_import() {
     assert_eq!(err.code, ErrorCode::InvalidDocument);
     assert!(err.message.contains("NUL"), "{}", err.message);
 }
+
+/// A long transaction finds its nodes through an index built after a few
+/// lookups and dropped whenever nodes are added or removed: every
+/// operation still reaches its own node, and an unknown one is named at
+/// its index.
+#[test]
+fn many_operations_reach_their_nodes_across_additions_and_removals() {
+    let mut values = Vec::new();
+    for i in 0..12 {
+        values.push(json!({"op": "add_operator", "node_id": format!("q{i}"), "operator_id": "qc.check", "x": i, "y": 0}));
+    }
+    for round in 0..3 {
+        for i in 0..12 {
+            values.push(json!({"op": "set_param", "node_id": format!("q{i}"), "param": "threads", "value": 1 + (i + round) % 4}));
+            values.push(
+                json!({"op": "move", "node_id": format!("q{i}"), "x": i * 10 + round, "y": round}),
+            );
+        }
+        // The nodes after the removed one move up; the one added goes last.
+        values.push(json!({"op": "remove_operator", "node_id": format!("q{round}")}));
+        values.push(json!({"op": "add_operator", "node_id": format!("q{round}"), "operator_id": "qc.check", "x": -1, "y": -1}));
+    }
+    values.push(json!({"op": "unset_param", "node_id": "q7", "param": "threads"}));
+    let doc = apply(&WorkflowDocument::empty("t"), values.clone()).unwrap();
+    for i in 0..12 {
+        let node = doc.node(&format!("q{i}")).unwrap();
+        let expected = match i {
+            // Removed and added again by the last round, after its edits.
+            2 => (-1.0, -1.0, None),
+            7 => (72.0, 2.0, None),
+            _ => ((i * 10 + 2) as f64, 2.0, Some(json!(1 + (i + 2) % 4))),
+        };
+        assert_eq!(
+            (node.x, node.y, node.params.get("threads").cloned()),
+            expected,
+            "q{i}"
+        );
+    }
+    values.push(json!({"op": "set_param", "node_id": "q99", "param": "threads", "value": 2}));
+    let last = values.len() - 1;
+    assert_eq!(
+        rejected(&WorkflowDocument::empty("t"), values),
+        (ErrorCode::UnknownNode, last)
+    );
+}
