@@ -4,6 +4,8 @@
 //! median of a separate timed series is printed on its own line for the
 //! record (the goals: compile ≤ 50 ms, readiness ≤ 5 ms).
 
+mod support;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use somite_workflow::Catalog;
@@ -12,7 +14,8 @@ use somite_workflow::compile::compile;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::{Operation, apply_operations};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::median_ms;
 
 /// `lanes` QC lanes of five nodes each.
 fn lanes_graph(catalog: &Catalog, lanes: usize) -> WorkflowDocument {
@@ -55,19 +58,6 @@ fn lanes_graph(catalog: &Catalog, lanes: usize) -> WorkflowDocument {
         .expect("the bench graph is valid");
     assert_eq!(doc.nodes.len(), lanes * 5);
     doc
-}
-
-/// The median of 31 timed runs of `work`, in milliseconds.
-fn median_ms<T>(mut work: impl FnMut() -> T) -> f64 {
-    let mut samples: Vec<Duration> = (0..31)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(work());
-            start.elapsed()
-        })
-        .collect();
-    samples.sort();
-    samples[samples.len() / 2].as_secs_f64() * 1000.0
 }
 
 fn compile_thousand_nodes(c: &mut Criterion) {

@@ -6,6 +6,8 @@
 //! on its own line (goals: apply ≤ 0.3 ms, canonical JSON ≤ 0.2 ms, graph
 //! revision ≤ 0.15 ms).
 
+mod support;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use somite_workflow::Catalog;
@@ -13,7 +15,8 @@ use somite_workflow::canonical_state::CanonicalState;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::transaction::{Operation, apply_operations};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use support::median_ms;
 
 /// 1,000 read imports each feeding one FastQC node: 2,000 nodes, 1,000 edges.
 fn pairs_graph(catalog: &Catalog) -> WorkflowDocument {
@@ -56,19 +59,6 @@ fn set_params(round: u64) -> Vec<Operation> {
             value: json!(1 + (round + i) % 4),
         })
         .collect()
-}
-
-/// The median of 31 timed runs of `work`, in milliseconds.
-fn median_ms<T>(mut work: impl FnMut() -> T) -> f64 {
-    let mut samples: Vec<Duration> = (0..31)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(work());
-            start.elapsed()
-        })
-        .collect();
-    samples.sort();
-    samples[samples.len() / 2].as_secs_f64() * 1000.0
 }
 
 fn edit_two_thousand_nodes(c: &mut Criterion) {
