@@ -173,10 +173,9 @@ pub struct Project {
 pub struct Snapshot {
     document: WorkflowDocument,
     state_revision: Revision,
-    graph_revision: Revision,
-    json: Arc<[u8]>,
-    /// Where each node's and edge's bytes lie in `json`, so the next
-    /// state's are copied for what an edit left alone.
+    /// The canonical JSON and graph revision, and where each node's and
+    /// edge's bytes lie in the JSON, so the next state's are copied for
+    /// what an edit left alone.
     canonical: CanonicalState,
 }
 
@@ -200,8 +199,6 @@ impl Snapshot {
                 canonical.json(),
                 location,
             ),
-            graph_revision: canonical.graph_revision().clone(),
-            json: canonical.json().clone(),
             document,
             canonical,
         }
@@ -216,12 +213,12 @@ impl Snapshot {
     }
 
     pub fn graph_revision(&self) -> &Revision {
-        &self.graph_revision
+        self.canonical.graph_revision()
     }
 
     /// The document's canonical JSON, serialized once per state.
     pub fn json(&self) -> &Arc<[u8]> {
-        &self.json
+        self.canonical.json()
     }
 }
 
@@ -350,7 +347,7 @@ impl Project {
     }
 
     pub fn graph_revision(&self) -> Revision {
-        self.current.graph_revision.clone()
+        self.current.graph_revision().clone()
     }
 
     /// The current state, to read after the project's lock is released.
@@ -421,7 +418,7 @@ impl Project {
         };
         let mut assessment = assess_at(
             self.document(),
-            self.current.graph_revision.clone(),
+            self.current.graph_revision().clone(),
             &self.catalog,
             &probe,
         );
@@ -462,7 +459,7 @@ impl Project {
         let outcome = TransactionOutcome {
             previous_state_revision: self.state_revision().clone(),
             state_revision: staged.state_revision.clone(),
-            graph_revision: staged.graph_revision.clone(),
+            graph_revision: staged.graph_revision().clone(),
             summary: txn.summary.clone(),
             operations: txn.operations.len(),
             replayed: false,
@@ -597,7 +594,7 @@ impl Project {
             location: self.layout.graph_location(),
             document_digest: document_digest.clone(),
             state_revision: staged.state_revision.clone(),
-            graph_revision: staged.graph_revision.clone(),
+            graph_revision: staged.graph_revision().clone(),
             replaces,
             transactions: Some(records),
         };
