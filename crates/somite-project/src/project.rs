@@ -187,12 +187,6 @@ impl Snapshot {
         Snapshot::with(CanonicalState::of(&document), document, location)
     }
 
-    /// The state an edit of this one made: its canonical forms are built
-    /// from this state's, at the cost of what the edit changed.
-    fn next(&self, document: WorkflowDocument, location: &str) -> Snapshot {
-        Snapshot::with(self.canonical.next(&document), document, location)
-    }
-
     fn with(canonical: CanonicalState, document: WorkflowDocument, location: &str) -> Snapshot {
         Snapshot {
             state_revision: WorkflowDocument::state_revision_of_canonical(
@@ -220,6 +214,12 @@ impl Snapshot {
     pub fn json(&self) -> &Arc<[u8]> {
         self.canonical.json()
     }
+}
+
+/// A state on its way to disk: its graph file is being staged.
+struct Pending {
+    snapshot: Snapshot,
+    staging: durable::Staging,
 }
 
 /// What reading the project's files found.
@@ -455,18 +455,21 @@ impl Project {
         }
         let next = apply_operations(self.document(), &self.catalog, &txn.operations)?;
         crate::source::check_paths_exist(&next, &txn.operations, self.layout.root())?;
-        let staged = self.current.next(next, &self.layout.graph_location());
+        // The next state's canonical forms are built from this state's, at
+        // the cost of what the edit changed.
+        let canonical = self.current.canonical.next(&next);
+        let pending = self.begin(canonical, next)?;
         let outcome = TransactionOutcome {
             previous_state_revision: self.state_revision().clone(),
-            state_revision: staged.state_revision.clone(),
-            graph_revision: staged.graph_revision().clone(),
+            state_revision: pending.snapshot.state_revision.clone(),
+            graph_revision: pending.snapshot.graph_revision().clone(),
             summary: txn.summary.clone(),
             operations: txn.operations.len(),
             replayed: false,
         };
         let mut records = self.records.clone();
         records.insert(txn.idempotency_key.clone(), digest, outcome.clone());
-        self.commit(staged, records, Some(&txn.idempotency_key))?;
+        self.commit(pending, records, Some(&txn.idempotency_key))?;
         Ok(outcome)
     }
 
@@ -494,8 +497,8 @@ impl Project {
             return Err(self.stale());
         }
         let previous = self.state_revision().clone();
-        let staged = Snapshot::new(document, &self.layout.graph_location());
-        self.commit(staged, self.records.clone(), None)?;
+        let pending = self.begin(CanonicalState::of(&document), document)?;
+        self.commit(pending, self.records.clone(), None)?;
         Ok(TransactionOutcome {
             previous_state_revision: previous,
             state_revision: self.state_revision().clone(),
@@ -524,8 +527,7 @@ impl Project {
     /// only existed in memory.
     pub fn rebind(&mut self) -> Result<Revision> {
         self.ensure_writer()?;
-        let staged = Snapshot::new(self.document().clone(), &self.layout.graph_location());
-        self.commit(staged, self.records.clone(), None)?;
+        self.commit_current()?;
         Ok(self.state_revision().clone())
     }
 
@@ -538,8 +540,7 @@ impl Project {
         if self.committed_digest.is_some() || self.recovery.is_some() {
             return Ok(());
         }
-        let staged = Snapshot::new(self.document().clone(), &self.layout.graph_location());
-        self.commit(staged, self.records.clone(), None)
+        self.commit_current()
     }
 
     /// Returns once the autosave copy, written after each edit's answer,
@@ -556,23 +557,26 @@ impl Project {
         }
     }
 
-    /// Commits `staged` as the canonical graph with `records` (see the module
-    /// docs): the sidecar slot first, then the graph, then the autosave copy.
-    /// `key` is the edit's idempotency key, if it has one.
-    fn commit(
-        &mut self,
-        staged: Snapshot,
-        records: Records<TransactionOutcome>,
-        key: Option<&str>,
-    ) -> Result<()> {
+    /// Commits the current document again, with the current records: what
+    /// a rebind and the first save of a seed do.
+    fn commit_current(&mut self) -> Result<()> {
+        let document = self.document().clone();
+        let pending = self.begin(CanonicalState::of(&document), document)?;
+        self.commit(pending, self.records.clone(), None)
+    }
+
+    /// Starts committing `document` (whose canonical forms are
+    /// `canonical`): its graph file's bytes go to the staging worker at
+    /// once, and the state's revisions are computed while the disk writes.
+    fn begin(&mut self, canonical: CanonicalState, document: WorkflowDocument) -> Result<Pending> {
         // The graph file holds exactly the state's canonical JSON: the bytes
-        // its revision was computed over and reads are served from, made
+        // its revision is computed over and reads are served from, made
         // once. The file lives in `.somite/`, which git ignores, so
         // indenting it would buy no diffs; portable documents
         // (`save_document`) are indented. Graphs written indented, or in
         // struct order, by older versions still open: the sidecar binds
         // bytes by digest, whatever their layout.
-        let bytes = staged.json().clone();
+        let bytes = canonical.json().clone();
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(SomiteError::new(
                 ErrorCode::PayloadTooLarge,
@@ -581,11 +585,29 @@ impl Project {
             ));
         }
         // Staging the graph (writing and syncing a temporary file) needs only
-        // its bytes and is invisible, so the worker does it while the
-        // sidecar slot is made and synced here: only the graph's rename has
-        // to wait for the slot.
-        let staging = self.stager.stage(self.layout.graph(), bytes.clone());
-        let document_digest = digest_bytes(&bytes);
+        // its bytes and is invisible, so the worker does it while this
+        // thread hashes the state and makes and syncs the sidecar slot:
+        // only the graph's rename has to wait for the slot.
+        let staging = self.stager.stage(self.layout.graph(), bytes);
+        let snapshot = Snapshot::with(canonical, document, &self.layout.graph_location());
+        Ok(Pending { snapshot, staging })
+    }
+
+    /// Commits the state `pending` holds as the canonical graph with
+    /// `records` (see the module docs): the sidecar slot first, then the
+    /// graph, then the autosave copy. `key` is the edit's idempotency key,
+    /// if it has one.
+    fn commit(
+        &mut self,
+        pending: Pending,
+        records: Records<TransactionOutcome>,
+        key: Option<&str>,
+    ) -> Result<()> {
+        let Pending {
+            snapshot: staged,
+            staging,
+        } = pending;
+        let document_digest = digest_bytes(staged.json());
         let replaces = self.recovery.is_none().then(|| Replaced {
             document_digest: self.committed_digest.clone(),
             idempotency_key: key.map(str::to_owned),

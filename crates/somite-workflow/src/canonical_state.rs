@@ -27,14 +27,17 @@ use crate::variant::VariantOrigin;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The canonical forms of one document, and where each node's and edge's
 /// bytes lie in them.
 #[derive(Debug, Clone)]
 pub struct CanonicalState {
     json: Arc<[u8]>,
-    graph_revision: Revision,
+    /// Computed on first use, from the bytes kept here: an edit hands the
+    /// JSON to the disk first and hashes while the disk writes.
+    graph_revision: OnceLock<Revision>,
+    schema_version: u32,
     nodes: Vec<NodeBytes>,
     edges: Vec<EdgeBytes>,
     /// Node positions in id order, as the graph revision lists them.
@@ -92,9 +95,18 @@ impl CanonicalState {
         &self.json
     }
 
-    /// The document's semantic revision ([`WorkflowDocument::graph_revision`]).
+    /// The document's semantic revision ([`WorkflowDocument::graph_revision`]),
+    /// computed the first time it is asked for.
     pub fn graph_revision(&self) -> &Revision {
-        &self.graph_revision
+        self.graph_revision.get_or_init(|| {
+            graph_digest(
+                &self.edge_tuples,
+                self.by_id
+                    .iter()
+                    .map(|i| &self.json[self.nodes[*i as usize].semantic.clone()]),
+                self.schema_version,
+            )
+        })
     }
 }
 
@@ -288,16 +300,10 @@ fn build(doc: &WorkflowDocument, previous: Option<&CanonicalState>) -> Canonical
             order
         }
     };
-    let graph_revision = graph_digest(
-        &edge_tuples,
-        by_id
-            .iter()
-            .map(|i| &out[node_bytes[*i as usize].semantic.clone()]),
-        *schema_version,
-    );
     CanonicalState {
         json: out.into(),
-        graph_revision,
+        graph_revision: OnceLock::new(),
+        schema_version: *schema_version,
         nodes: node_bytes,
         edges: edge_bytes,
         by_id,
