@@ -22,6 +22,7 @@ use somite_workflow::{ErrorCode, SomiteError};
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
@@ -80,7 +81,7 @@ pub enum DurableError {
         source: io::Error,
     },
 
-    /// Overwriting a file in place ([`overwrite`]) failed: unlike a
+    /// Writing a file in place ([`InPlace`]) failed: unlike a
     /// publication, the file may now be torn.
     #[error(
         "could not {op} {}: {source}; the file may be torn; \
@@ -229,35 +230,54 @@ impl Drop for Staged {
     }
 }
 
-/// Overwrites the file at `path` with `bytes` in place and forces them to
-/// stable storage: one write and one data sync, without [`publish`]'s
-/// rename and directory sync.
+/// A file rewritten in place, one region at a time: a positioned write and
+/// a data sync per region, without [`publish`]'s temporary file, rename and
+/// directory sync.
 ///
-/// The price: a crash or a failure part-way can leave the file torn, a mix
-/// of old and new bytes. It is therefore only for files whose reader
-/// recognises a torn file and has another one to fall back on (the
-/// input-origin sidecar's checksummed slots). A file that does not exist yet
-/// is created with [`publish`], so its directory entry is durable as well.
-pub fn overwrite(path: &Path, bytes: &[u8]) -> Result<(), DurableError> {
-    let error = |op| {
-        move |source| DurableError::Overwrite {
-            op,
-            path: path.to_owned(),
-            source,
+/// The price: a crash or a failure part-way can leave the region torn, a
+/// mix of old and new bytes. It is therefore only for files whose reader
+/// recognises a torn region and does without it (the input-origin
+/// sidecar's checksummed entries). The file must exist already: create it
+/// with [`publish`], so its directory entry is durable too.
+#[derive(Debug)]
+pub struct InPlace {
+    path: PathBuf,
+    file: File,
+}
+
+impl InPlace {
+    /// Opens the existing file at `path` for writing in place.
+    pub fn open(path: &Path) -> Result<InPlace, DurableError> {
+        match OpenOptions::new().write(true).open(path) {
+            Ok(file) => Ok(InPlace {
+                path: path.to_owned(),
+                file,
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(DurableError::NotFound {
+                path: path.to_owned(),
+            }),
+            Err(source) => Err(DurableError::Overwrite {
+                op: "open",
+                path: path.to_owned(),
+                source,
+            }),
         }
-    };
-    let mut file = match OpenOptions::new().write(true).open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return publish(path, bytes),
-        Err(source) => return Err(error("open")(source)),
-    };
-    file.write_all(bytes).map_err(error("write"))?;
-    let len = file.metadata().map_err(error("inspect"))?.len();
-    if len > bytes.len() as u64 {
-        file.set_len(bytes.len() as u64)
-            .map_err(error("truncate"))?;
     }
-    file.sync_data().map_err(error("sync"))
+
+    /// Writes `bytes` at `offset` and forces them to stable storage.
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) -> Result<(), DurableError> {
+        let error = |op| {
+            move |source| DurableError::Overwrite {
+                op,
+                path: self.path.clone(),
+                source,
+            }
+        };
+        self.file
+            .write_all_at(bytes, offset)
+            .map_err(error("write"))?;
+        self.file.sync_data().map_err(error("sync"))
+    }
 }
 
 /// One worker thread that stages files ([`stage`]) for its owner, so the
@@ -554,6 +574,21 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn in_place_writes_change_only_their_region_and_need_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ring");
+        assert!(matches!(
+            InPlace::open(&path).unwrap_err(),
+            DurableError::NotFound { .. }
+        ));
+        publish(&path, &[0; 12]).unwrap();
+        let file = InPlace::open(&path).unwrap();
+        file.write_at(4, b"abcd").unwrap();
+        file.write_at(10, b"yz").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"\0\0\0\0abcd\0\0yz");
+    }
 
     /// The one conversion every module uses: the same failure has the same
     /// code (before it, the compiler and the evidence store reported an

@@ -46,15 +46,23 @@ impl Layout {
     }
 
     /// The input-origin sidecar that binds the canonical graph to its
-    /// location: two slot files a commit overwrites in turn (see
-    /// the `sidecar` module).
-    pub fn input_origin_slots(&self) -> [PathBuf; 2] {
+    /// location, with the idempotency records: a ring of entries, one
+    /// overwritten in place per commit (see the `sidecar` module).
+    pub fn input_origin_ring(&self) -> PathBuf {
+        self.data().join("input-origins").join("web.commits")
+    }
+
+    /// The sidecar as two slot files written in turn, each with every
+    /// idempotency record, before it became a ring; read when there is no
+    /// ring, and removed once there is.
+    pub fn legacy_input_origin_slots(&self) -> [PathBuf; 2] {
         let dir = self.data().join("input-origins");
         [dir.join("web.0.commit"), dir.join("web.1.commit")]
     }
 
     /// The sidecar as one file, written whole, before it became two slots;
-    /// read when no slot is whole, and removed once one is.
+    /// read when there is neither a ring nor a whole slot, and removed once
+    /// there is a ring.
     pub fn legacy_input_origin(&self) -> PathBuf {
         self.data().join("input-origins").join("web.json")
     }

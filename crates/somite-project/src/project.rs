@@ -31,13 +31,15 @@
 //! What an edit waits for is about a bare durable write of the graph's
 //! bytes. The graph file holds exactly the state's canonical JSON, made once
 //! per state ([`Snapshot::json`]), so there is nothing to serialize at
-//! commit time. The sidecar is two slot files overwritten in place in turn
-//! ([`crate::sidecar`]): one write and one data sync, no rename, no
-//! directory sync, and a slot torn by a crash is recognised and ignored
-//! (its edit was never acknowledged). The slot is written and synced while
-//! one worker thread ([`durable::Stager`]) stages the graph's bytes in a
-//! temporary file, since nothing orders those two: only the graph's rename
-//! must follow the slot. The autosave copy is written after the answer,
+//! commit time, and they go to one worker thread ([`durable::Stager`]) to
+//! be staged in a temporary file as soon as they exist; the state's
+//! revisions are hashed while the disk writes. An edit's sidecar is one
+//! entry of a ring, overwritten in place ([`crate::sidecar`]): one small
+//! write and one data sync, no rename, no directory sync, and an entry torn
+//! by a crash is recognised and ignored (its edit was never acknowledged).
+//! The entry is written and synced while the graph is staged, since
+//! nothing orders those two: only the graph's rename must follow the
+//! entry. The autosave copy is written after the answer,
 //! off the edit's path ([`crate::autosave`]), whose writer also frees the
 //! state the edit replaced; the copy is a convenience, and failing to
 //! write it does not un-commit the edit.
@@ -49,7 +51,7 @@
 //! [`Project::read`] takes no lock and writes nothing, so `somite graph
 //! show` or `assess` can never disturb a running server; it reads the graph
 //! before the sidecar, which (as the sidecar is written first) can only
-//! ever see the states crash recovery already reconciles: a slot it reads
+//! ever see the states crash recovery already reconciles: an entry it reads
 //! while the writer overwrites it is torn to the reader too, and ignored.
 //! It retries the rare read that straddles two edits.
 
@@ -58,7 +60,7 @@ use crate::durable::{self, DurableError, Stager};
 use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
-use crate::sidecar::{self, CommitRecord, Found, Newest, Replaced, Slots};
+use crate::sidecar::{self, CommitRecord, Found, Newest, Replaced, Ring};
 use serde::{Deserialize, Serialize};
 use somite_workflow::assessment::{Assessment, FileEvidence, InputProbe, assess_at};
 use somite_workflow::canonical::digest_bytes;
@@ -145,13 +147,12 @@ pub struct Project {
     /// graph exists only in memory (a seed) or is not bound (recovery).
     committed_digest: Option<Revision>,
     recovery: Option<RecoveryNeeded>,
-    /// Which sidecar slot the next commit overwrites.
-    slots: Slots,
-    /// The sidecar of the older single-file format (or the idempotency
-    /// records file before it) is still on disk, to remove once a slot
-    /// holds what it held.
+    /// Where the next commit goes in the sidecar's ring.
+    ring: Ring,
+    /// A sidecar of an older format (or the idempotency records file before
+    /// them) is still on disk, to remove once the ring holds what it held.
     legacy_leftover: bool,
-    /// Stages the graph's bytes while the sidecar slot is written.
+    /// Stages the graph's bytes while the sidecar's entry is written.
     stager: Stager,
     /// Writes the autosave copy after each commit. Declared before `lock`
     /// so that dropping the project finishes the copy before another
@@ -273,7 +274,7 @@ impl Project {
         if sidecar_outdated {
             project.rewrite_sidecar()?;
         } else if project.legacy_leftover && project.committed_digest.is_some() {
-            // A migration that a crash interrupted after its slot was whole.
+            // A migration that a crash interrupted after the ring was whole.
             remove_legacy_files(&project.layout)?;
             project.legacy_leftover = false;
         }
@@ -314,7 +315,7 @@ impl Project {
             records: loaded.records,
             committed_digest: loaded.committed_digest,
             recovery: loaded.recovery,
-            slots: Slots::after(loaded.newest),
+            ring: Ring::after(loaded.newest),
             legacy_leftover: loaded.legacy_leftover,
             stager: Stager::default(),
             lock,
@@ -586,17 +587,17 @@ impl Project {
         }
         // Staging the graph (writing and syncing a temporary file) needs only
         // its bytes and is invisible, so the worker does it while this
-        // thread hashes the state and makes and syncs the sidecar slot:
-        // only the graph's rename has to wait for the slot.
+        // thread hashes the state and writes and syncs the sidecar's entry:
+        // only the graph's rename has to wait for the entry.
         let staging = self.stager.stage(self.layout.graph(), bytes);
         let snapshot = Snapshot::with(canonical, document, &self.layout.graph_location());
         Ok(Pending { snapshot, staging })
     }
 
     /// Commits the state `pending` holds as the canonical graph with
-    /// `records` (see the module docs): the sidecar slot first, then the
-    /// graph, then the autosave copy. `key` is the edit's idempotency key,
-    /// if it has one.
+    /// `records` (see the module docs): the sidecar first, then the graph,
+    /// then the autosave copy. `key` is the edit's idempotency key, if it
+    /// has one; its record is then the newest of `records`.
     fn commit(
         &mut self,
         pending: Pending,
@@ -618,12 +619,16 @@ impl Project {
             state_revision: staged.state_revision.clone(),
             graph_revision: staged.graph_revision().clone(),
             replaces,
-            transactions: Some(records),
+            transactions: None,
         };
+        let added = key.and_then(|key| records.shared().last().filter(|r| r.key == key));
         // Until the graph's rename, a crash (or a failure below) leaves the
         // previous graph in place, which recovery recognises as "never
-        // landed"; a slot torn by a crash is ignored, which leaves the same.
-        let sidecar = self.slots.write(&self.layout, &record);
+        // landed"; an entry torn by a crash is ignored, which leaves the
+        // same.
+        let sidecar = self
+            .ring
+            .write(&self.layout, &record, &records, added.map(|r| &**r));
         let graph = staging.wait();
         sidecar.map_err(SomiteError::from)?;
         let committed = match graph.and_then(durable::Staged::publish) {
@@ -638,17 +643,19 @@ impl Project {
                     .into();
                 Err(error)
             }
-            Err(e) => return Err(SomiteError::from(e)),
+            Err(e) => {
+                // The ring records an edit that did not happen.
+                self.ring.diverge();
+                return Err(SomiteError::from(e));
+            }
         };
-        if let Some(transactions) = record.transactions {
-            self.records = transactions;
-        }
+        self.records = records;
         let previous = std::mem::replace(&mut self.current, Arc::new(staged));
         self.committed_digest = Some(document_digest);
         self.recovery = None;
         if self.legacy_leftover {
-            // A slot holds what the older files held now. Removing them can
-            // wait for the next open if it fails: a whole slot wins anyway.
+            // The ring holds what the older files held now. Removing them
+            // can wait for the next open if it fails: the ring wins anyway.
             self.legacy_leftover = remove_legacy_files(&self.layout).is_err();
         }
         // The previous state is a whole document to free: the autosave
@@ -659,7 +666,7 @@ impl Project {
 
     /// Writes the sidecar a writer would write for the current, committed
     /// state: after recovery dropped an edit that never landed, or to move
-    /// an older project's sidecar (and records) into the slots.
+    /// an older project's sidecar (and records) into the ring.
     fn rewrite_sidecar(&mut self) -> Result<()> {
         let Some(document_digest) = self.committed_digest.clone() else {
             return Ok(());
@@ -670,10 +677,10 @@ impl Project {
             state_revision: self.state_revision().clone(),
             graph_revision: self.graph_revision(),
             replaces: None,
-            transactions: Some(self.records.clone()),
+            transactions: None,
         };
-        self.slots
-            .write(&self.layout, &record)
+        self.ring
+            .write(&self.layout, &record, &self.records, None)
             .map_err(SomiteError::from)?;
         if self.legacy_leftover {
             remove_legacy_files(&self.layout)?;
@@ -683,13 +690,10 @@ impl Project {
     }
 }
 
-/// Removes the older format's sidecar and idempotency records, once a
-/// whole slot holds what they held.
+/// Removes the older formats' sidecars and idempotency records, once the
+/// ring holds what they held.
 fn remove_legacy_files(layout: &Layout) -> Result<()> {
-    for path in [
-        layout.legacy_input_origin(),
-        layout.legacy_transaction_records(),
-    ] {
+    for path in sidecar::legacy_files(layout) {
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -767,15 +771,15 @@ fn load(layout: &Layout, catalog: &Catalog, seed: Seed) -> Result<Loaded> {
                 None,
             ));
         }
-        Found::Legacy(Err(_)) => {
+        Found::Unreadable(why) => {
             return Ok(unbound(
-                "the input-origin sidecar is unreadable",
+                &format!("the input-origin sidecar is unreadable: {why}"),
                 read_legacy_records(layout)?,
                 None,
             ));
         }
-        Found::Legacy(Ok(record)) => (record, true),
-        Found::Slot(record) => (record, false),
+        Found::Older(record) => (record, true),
+        Found::Ring(record) => (record, false),
     };
     let mut records = match record.transactions {
         Some(records) => records,

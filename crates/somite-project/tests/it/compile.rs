@@ -144,9 +144,7 @@ fn a_blocked_graph_is_refused_before_anything_is_written() {
 #[test]
 fn a_project_awaiting_recovery_is_refused() {
     let fixture = ready_project();
-    for slot in fixture.project.layout().input_origin_slots() {
-        fs::write(slot, b"{}").unwrap();
-    }
+    fs::write(fixture.project.layout().input_origin_ring(), b"{}").unwrap();
     let reopened = Project::read(fixture.root(), Seed::Empty).unwrap();
     let err = compiled::compile(&reopened, &Toolchain::without_pixi()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InputOriginRecoveryRequired);

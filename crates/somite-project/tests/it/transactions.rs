@@ -189,11 +189,7 @@ fn a_missing_sidecar_also_requires_a_rebind() {
     project
         .apply_transaction(&txn(&base, "edit-00000001", add_reads()))
         .unwrap();
-    for slot in project.layout().input_origin_slots() {
-        if slot.exists() {
-            std::fs::remove_file(slot).unwrap();
-        }
-    }
+    std::fs::remove_file(project.layout().input_origin_ring()).unwrap();
     let project = Project::read(dir.path(), Seed::Empty).unwrap();
     assert_eq!(
         project.ensure_bound().unwrap_err().code,
@@ -537,7 +533,10 @@ fn a_project_in_the_single_file_sidecar_format_with_an_indented_graph_opens_boun
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
     project.ensure_bound().unwrap();
     assert_eq!(project.state_revision(), &first.state_revision);
-    assert!(!layout.legacy_input_origin().exists(), "migrated to slots");
+    assert!(
+        !layout.legacy_input_origin().exists(),
+        "moved into the ring"
+    );
     assert_eq!(
         newest_record(&layout)["document_digest"],
         json!(digest_bytes(&pretty))
@@ -566,15 +565,70 @@ fn a_project_in_the_single_file_sidecar_format_with_an_indented_graph_opens_boun
 }
 
 #[test]
-fn a_migration_interrupted_after_its_first_slot_finishes_on_open() {
+fn a_project_in_the_two_slot_sidecar_format_opens_bound_and_moves_into_the_ring() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    let first_edit = txn(project.state_revision(), "edit-00000001", add_reads());
+    let first = project.apply_transaction(&first_edit).unwrap();
+    let second_edit = txn(
+        &first.state_revision,
+        "edit-00000002",
+        json!([{"op": "set_title", "title": "second"}]),
+    );
+    let second = project.apply_transaction(&second_edit).unwrap();
+    let layout = project.layout().clone();
+    drop(project);
+    // What the previous version wrote: two slots, each a whole commit
+    // record with every idempotency record; the newer one torn, so the
+    // older (which binds the first edit's graph) is the record, and the
+    // graph is the first edit's.
+    let newest = newest_record(&layout);
+    let mut older = newest.clone();
+    older["document_digest"] = json!("blake3:0000");
+    older["transactions"].as_array_mut().unwrap().pop();
+    std::fs::remove_file(layout.input_origin_ring()).unwrap();
+    let [slot0, slot1] = layout.legacy_input_origin_slots();
+    std::fs::write(&slot0, v1_slot(7, &newest)).unwrap();
+    let torn = v1_slot(8, &older);
+    std::fs::write(&slot1, &torn[..torn.len() - 3]).unwrap();
+
+    let reader = Project::read(dir.path(), Seed::Empty).unwrap();
+    reader.ensure_bound().unwrap();
+    assert_eq!(reader.state_revision(), &second.state_revision);
+    assert!(slot0.exists(), "a reader writes nothing");
+
+    let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
+    project.ensure_bound().unwrap();
+    assert!(!slot0.exists() && !slot1.exists(), "moved into the ring");
+    assert_eq!(
+        newest_record(&layout)["transactions"],
+        newest["transactions"]
+    );
+    assert!(project.apply_transaction(&first_edit).unwrap().replayed);
+    assert!(project.apply_transaction(&second_edit).unwrap().replayed);
+    let third = project
+        .apply_transaction(&txn(
+            &second.state_revision,
+            "edit-00000003",
+            json!([{"op": "set_title", "title": "third"}]),
+        ))
+        .unwrap();
+    drop(project);
+    let reopened = Project::read(dir.path(), Seed::Empty).unwrap();
+    reopened.ensure_bound().unwrap();
+    assert_eq!(reopened.state_revision(), &third.state_revision);
+}
+
+#[test]
+fn a_migration_interrupted_after_the_ring_was_written_finishes_on_open() {
     let dir = tempfile::tempdir().unwrap();
     let mut project = Project::open(dir.path(), Seed::Empty).unwrap();
     let edit = txn(project.state_revision(), "edit-00000001", add_reads());
     let first = project.apply_transaction(&edit).unwrap();
     let layout = project.layout().clone();
     drop(project);
-    // A whole slot, and beside it a stale single-file sidecar that binds
-    // some other graph: the slot wins, the old file goes.
+    // A whole ring, and beside it stale sidecars of both older formats that
+    // bind some other graph: the ring wins, the old files go.
     let mut stale = newest_record(&layout);
     stale["document_digest"] = json!("blake3:0000");
     std::fs::write(
@@ -582,29 +636,29 @@ fn a_migration_interrupted_after_its_first_slot_finishes_on_open() {
         serde_json::to_vec(&stale).unwrap(),
     )
     .unwrap();
+    std::fs::write(&layout.legacy_input_origin_slots()[1], v1_slot(9, &stale)).unwrap();
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     project.ensure_bound().unwrap();
     assert_eq!(project.state_revision(), &first.state_revision);
     assert!(!layout.legacy_input_origin().exists());
+    assert!(!layout.legacy_input_origin_slots()[1].exists());
 }
 
 /// The files of a project between two edits.
 struct Files {
     graph: Vec<u8>,
-    slots: [Option<Vec<u8>>; 2],
+    ring: Vec<u8>,
 }
 
 fn files(layout: &somite_project::Layout) -> Files {
     Files {
         graph: std::fs::read(layout.graph()).unwrap(),
-        slots: layout
-            .input_origin_slots()
-            .map(|slot| std::fs::read(slot).ok()),
+        ring: std::fs::read(layout.input_origin_ring()).unwrap(),
     }
 }
 
 /// Three edits, with the project's files after the second; the third
-/// overwrote the slot the first had written.
+/// wrote one entry of the ring in place and left the others alone.
 fn three_edits(dir: &std::path::Path) -> (Files, [GraphTransaction; 3], [String; 3]) {
     let mut project = Project::open(dir, Seed::Empty).unwrap();
     let mut edits = Vec::new();
@@ -627,11 +681,14 @@ fn three_edits(dir: &std::path::Path) -> (Files, [GraphTransaction; 3], [String;
     }
     let after_second = after_second.unwrap();
     let now = files(project.layout());
-    assert_eq!(
-        now.slots[1], after_second.slots[1],
-        "the third edit left the second's slot alone"
-    );
-    assert_ne!(now.slots[0], after_second.slots[0]);
+    let third = entry_at(&now.ring, newest_seq(&now.ring));
+    assert_eq!(now.ring.len(), after_second.ring.len());
+    for (i, (new, old)) in now.ring.iter().zip(&after_second.ring).enumerate() {
+        assert!(
+            new == old || third.contains(&i),
+            "the third edit changed byte {i}, outside its entry"
+        );
+    }
     (
         after_second,
         edits.try_into().unwrap(),
@@ -640,18 +697,18 @@ fn three_edits(dir: &std::path::Path) -> (Files, [GraphTransaction; 3], [String;
 }
 
 #[test]
-fn a_slot_torn_by_a_crash_is_ignored_and_its_edit_never_happened() {
+fn an_entry_torn_by_a_crash_is_ignored_and_its_edit_never_happened() {
     let dir = tempfile::tempdir().unwrap();
     let (second, edits, revisions) = three_edits(dir.path());
     let layout = somite_project::Layout::new(dir.path());
-    // A crash while the third edit overwrote its slot in place: the graph
-    // is still the second's, and the slot a mix of the new bytes and the
-    // first edit's record it was replacing.
-    let third_slot = std::fs::read(&layout.input_origin_slots()[0]).unwrap();
-    let first_slot = second.slots[0].clone().unwrap();
-    let mut torn = third_slot[..third_slot.len() / 2].to_vec();
-    torn.extend_from_slice(first_slot.get(torn.len()..).unwrap_or_default());
-    std::fs::write(&layout.input_origin_slots()[0], &torn).unwrap();
+    // A crash while the third edit overwrote its entry in place: the graph
+    // is still the second's, and the entry a mix of the new bytes and what
+    // it was replacing.
+    let mut ring = std::fs::read(layout.input_origin_ring()).unwrap();
+    let third = entry_at(&ring, newest_seq(&ring));
+    let half = third.start + (third.end - third.start) / 2;
+    ring[half..].copy_from_slice(&second.ring[half..]);
+    std::fs::write(layout.input_origin_ring(), &ring).unwrap();
     std::fs::write(layout.graph(), &second.graph).unwrap();
 
     let reader = Project::read(dir.path(), Seed::Empty).unwrap();
@@ -662,7 +719,7 @@ fn a_slot_torn_by_a_crash_is_ignored_and_its_edit_never_happened() {
     assert_eq!(project.state_revision(), &revisions[1]);
     assert!(project.apply_transaction(&edits[1]).unwrap().replayed);
     let retried = project.apply_transaction(&edits[2]).unwrap();
-    assert!(!retried.replayed, "the torn slot's edit never happened");
+    assert!(!retried.replayed, "the torn entry's edit never happened");
     assert_eq!(project.document().title, "third");
     drop(project);
     let reopened = Project::open(dir.path(), Seed::Empty).unwrap();
@@ -671,11 +728,11 @@ fn a_slot_torn_by_a_crash_is_ignored_and_its_edit_never_happened() {
 }
 
 #[test]
-fn with_both_slots_whole_the_newest_decides_and_an_edit_whose_graph_never_landed_is_forgotten() {
+fn the_newest_whole_entry_decides_and_an_edit_whose_graph_never_landed_is_forgotten() {
     let dir = tempfile::tempdir().unwrap();
     let (second, edits, revisions) = three_edits(dir.path());
     let layout = somite_project::Layout::new(dir.path());
-    // The third edit's slot is whole, its graph never renamed.
+    // The third edit's entry is whole, its graph never renamed.
     std::fs::write(layout.graph(), &second.graph).unwrap();
 
     let reader = Project::read(dir.path(), Seed::Empty).unwrap();
@@ -692,20 +749,31 @@ fn with_both_slots_whole_the_newest_decides_and_an_edit_whose_graph_never_landed
         retried.state_revision, revisions[2],
         "the same edit, applied afresh"
     );
+    drop(project);
+    let keys: Vec<_> = newest_record(&layout)["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| record["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        keys,
+        ["edit-00000001", "edit-00000002", "edit-00000003"],
+        "the forgotten record is gone, and the retry's is there once"
+    );
 }
 
 #[test]
-fn a_newest_slot_damaged_by_hand_under_a_newer_graph_requires_a_rebind() {
+fn a_newest_entry_damaged_by_hand_under_a_newer_graph_requires_a_rebind() {
     let dir = tempfile::tempdir().unwrap();
     let (_, _, revisions) = three_edits(dir.path());
     let layout = somite_project::Layout::new(dir.path());
-    // The graph is the third edit's; only the second's slot is whole, and
+    // The graph is the third edit's; only the second's entry is whole, and
     // it records neither that graph nor the one it replaced.
-    let slot = &layout.input_origin_slots()[0];
-    let mut bytes = std::fs::read(slot).unwrap();
-    let last = bytes.len() - 2;
-    bytes[last] ^= 1;
-    std::fs::write(slot, &bytes).unwrap();
+    let mut ring = std::fs::read(layout.input_origin_ring()).unwrap();
+    let third = entry_at(&ring, newest_seq(&ring));
+    ring[third.start + 100] ^= 1;
+    std::fs::write(layout.input_origin_ring(), &ring).unwrap();
     let project = Project::open(dir.path(), Seed::Empty).unwrap();
     assert_eq!(
         project.state_revision(),
@@ -759,36 +827,92 @@ fn a_reader_beside_a_committing_writer_only_ever_sees_committed_states_bound() {
     }
 }
 
-/// The JSON record in the sidecar slot with the highest sequence number:
-/// a slot is a header line, then the record on one line.
-fn newest_record(layout: &somite_project::Layout) -> Value {
-    let mut best: Option<(u64, Value)> = None;
-    for slot in layout.input_origin_slots() {
-        let Ok(text) = std::fs::read_to_string(slot) else {
-            continue;
+const RING_MAGIC: &[u8] = b"somite-commit v2 ";
+
+/// The ring's whole entries: where each lies, its sequence number and its
+/// JSON. An entry is a header line, `somite-commit v2 seq=… len=… crc32=…`,
+/// then its JSON on one line, then padding.
+fn ring_entries(ring: &[u8]) -> Vec<(std::ops::Range<usize>, u64, Value)> {
+    let mut entries = Vec::new();
+    let mut at = 0;
+    while let Some(found) = ring[at..]
+        .windows(RING_MAGIC.len())
+        .position(|w| w == RING_MAGIC)
+    {
+        let start = at + found;
+        let header_end = start + ring[start..].iter().position(|&b| b == b'\n').unwrap();
+        let header = std::str::from_utf8(&ring[start..header_end]).unwrap();
+        let field = |name: &str| -> u64 {
+            header
+                .split(' ')
+                .find_map(|f| f.strip_prefix(name))
+                .unwrap()
+                .parse()
+                .unwrap()
         };
-        let (header, record) = text.split_once('\n').unwrap();
-        let seq: u64 = header
-            .split(' ')
-            .find_map(|field| field.strip_prefix("seq="))
-            .unwrap()
-            .parse()
-            .unwrap();
-        if best.as_ref().is_none_or(|(newest, _)| seq > *newest) {
-            best = Some((seq, serde_json::from_str(record.trim_end()).unwrap()));
+        let (seq, len) = (field("seq="), field("len=") as usize);
+        let json = &ring[header_end + 1..header_end + 1 + len];
+        if let Ok(value) = serde_json::from_slice(json) {
+            entries.push((start..header_end + 2 + len, seq, value));
         }
+        at = header_end;
     }
-    best.expect("a sidecar slot").1
+    entries
+}
+
+fn newest_seq(ring: &[u8]) -> u64 {
+    ring_entries(ring)
+        .iter()
+        .map(|(_, seq, _)| *seq)
+        .max()
+        .unwrap()
+}
+
+/// Where the entry with sequence number `seq` lies in the ring.
+fn entry_at(ring: &[u8], seq: u64) -> std::ops::Range<usize> {
+    ring_entries(ring)
+        .into_iter()
+        .find(|(_, s, _)| *s == seq)
+        .unwrap()
+        .0
+}
+
+/// The newest entry's commit record, with the records of every entry,
+/// oldest first: the commit record as the older formats held it.
+fn newest_record(layout: &somite_project::Layout) -> Value {
+    let mut entries = ring_entries(&std::fs::read(layout.input_origin_ring()).unwrap());
+    entries.sort_by_key(|(_, seq, _)| *seq);
+    let records: Vec<Value> = entries
+        .iter()
+        .filter_map(|(_, _, entry)| entry.get("transaction").cloned())
+        .collect();
+    let mut record = entries.last().unwrap().2["commit"].clone();
+    record["transactions"] = Value::Array(records);
+    record
+}
+
+/// A slot of the two-slot format: a header line, then the whole commit
+/// record (every idempotency record included) on one line.
+fn v1_slot(seq: u64, record: &Value) -> Vec<u8> {
+    let json = serde_json::to_vec(record).unwrap();
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&seq.to_le_bytes());
+    hasher.update(&json);
+    let mut slot = format!(
+        "somite-commit v1 seq={seq} len={} crc32={:08x}\n",
+        json.len(),
+        hasher.finalize()
+    )
+    .into_bytes();
+    slot.extend_from_slice(&json);
+    slot.push(b'\n');
+    slot
 }
 
 /// Puts the project's sidecar back in the single-file format of earlier
-/// versions: `record` in `input-origins/web.json`, and no slots.
+/// versions: `record` in `input-origins/web.json`, and no ring.
 fn write_legacy_sidecar(layout: &somite_project::Layout, record: &Value) {
-    for slot in layout.input_origin_slots() {
-        if slot.exists() {
-            std::fs::remove_file(slot).unwrap();
-        }
-    }
+    std::fs::remove_file(layout.input_origin_ring()).unwrap();
     std::fs::write(
         layout.legacy_input_origin(),
         serde_json::to_vec_pretty(record).unwrap(),

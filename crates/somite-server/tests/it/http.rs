@@ -977,9 +977,7 @@ async fn a_project_awaiting_recovery_refuses_every_write_until_rebound_from_the_
         ready_paired_reads(root);
         // The project's files were changed by hand: the sidecar no longer
         // binds the graph.
-        for slot in somite_project::Layout::new(root).input_origin_slots() {
-            std::fs::write(slot, b"{}").unwrap();
-        }
+        std::fs::write(somite_project::Layout::new(root).input_origin_ring(), b"{}").unwrap();
     })
     .await;
     let (_, workflow) = h.get("/api/workflow").await;
