@@ -63,17 +63,21 @@ fn large_project(dir: &std::path::Path) -> Project {
     project
 }
 
-/// The medians of 61 runs each of `a` and `b`, run in alternation; each
+/// Timed pairs: enough that one stall of the shared disk moves neither
+/// median.
+const PAIRS: usize = 301;
+
+/// The medians of [`PAIRS`] runs each of `a` and `b`, run in alternation; each
 /// returns how long its timed part took.
 fn paired_medians(
     mut a: impl FnMut() -> Duration,
     mut b: impl FnMut() -> Duration,
 ) -> (Duration, Duration) {
     let (mut a_samples, mut b_samples): (Vec<Duration>, Vec<Duration>) =
-        (0..61).map(|_| (a(), b())).unzip();
+        (0..PAIRS).map(|_| (a(), b())).unzip();
     a_samples.sort();
     b_samples.sort();
-    (a_samples[30], b_samples[30])
+    (a_samples[PAIRS / 2], b_samples[PAIRS / 2])
 }
 
 /// The anchor: `bytes` written to a temporary file, fsynced, renamed over

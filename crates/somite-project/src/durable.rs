@@ -18,6 +18,7 @@
 //! Every module reports a [`DurableError`] through the one conversion into
 //! the envelope below, so the same failure has the same code everywhere.
 
+use bytes::Bytes;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
@@ -25,7 +26,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::thread::JoinHandle;
 
 /// Why a durable read or write failed. Every variant names the path involved
@@ -293,7 +294,7 @@ pub struct Stager {
 #[derive(Debug)]
 struct Job {
     path: PathBuf,
-    bytes: Arc<[u8]>,
+    bytes: Bytes,
     done: mpsc::SyncSender<Result<Staged, DurableError>>,
 }
 
@@ -313,7 +314,7 @@ enum StagingOutcome {
 impl Stager {
     /// Starts staging `bytes` for `path` on the worker; where the worker
     /// cannot run, stages them here and now instead.
-    pub fn stage(&mut self, path: PathBuf, bytes: Arc<[u8]>) -> Staging {
+    pub fn stage(&mut self, path: PathBuf, bytes: Bytes) -> Staging {
         if self.jobs.is_none() {
             let (jobs, queue) = mpsc::channel::<Job>();
             let started = std::thread::Builder::new()

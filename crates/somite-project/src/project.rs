@@ -61,6 +61,7 @@ use crate::layout::Layout;
 use crate::lock::{self, Claim, LOCK_WAIT, ProjectLock};
 use crate::records::{Lookup, Records};
 use crate::sidecar::{self, CommitRecord, Found, Newest, Replaced, Ring};
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use somite_workflow::assessment::{Assessment, FileEvidence, InputProbe, assess_at};
 use somite_workflow::canonical::digest_bytes;
@@ -68,7 +69,7 @@ use somite_workflow::canonical_state::CanonicalState;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::limits::MAX_DOCUMENT_BYTES;
 use somite_workflow::resource::{ResourceFinding, ResourceResolver, Verification};
-use somite_workflow::transaction::{GraphTransaction, apply_operations};
+use somite_workflow::transaction::{GraphTransaction, apply_operations_in_id_order};
 use somite_workflow::{Catalog, ErrorCode, Revision, SomiteError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -212,7 +213,7 @@ impl Snapshot {
     }
 
     /// The document's canonical JSON, serialized once per state.
-    pub fn json(&self) -> &Arc<[u8]> {
+    pub fn json(&self) -> &Bytes {
         self.canonical.json()
     }
 }
@@ -454,7 +455,12 @@ impl Project {
         if txn.base_state_revision != *self.state_revision() {
             return Err(self.stale());
         }
-        let next = apply_operations(self.document(), &self.catalog, &txn.operations)?;
+        let next = apply_operations_in_id_order(
+            self.document(),
+            self.current.canonical.nodes_by_id(),
+            &self.catalog,
+            &txn.operations,
+        )?;
         crate::source::check_paths_exist(&next, &txn.operations, self.layout.root())?;
         // The next state's canonical forms are built from this state's, at
         // the cost of what the edit changed.

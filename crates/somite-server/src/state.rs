@@ -12,7 +12,6 @@ use crate::api_error::ApiError;
 use crate::capability::Capabilities;
 use crate::feed::Feed;
 use crate::revisions::{PublishedDocument, RecentDocuments};
-use axum::body::Bytes;
 use serde::Serialize;
 use serde_json::json;
 use somite_api::FeedKind;
@@ -134,7 +133,7 @@ impl AppState {
         self.documents.insert(PublishedDocument {
             state_revision: outcome.state_revision.clone(),
             graph_revision: outcome.graph_revision.clone(),
-            json: Bytes::from_owner(snapshot.json().clone()),
+            json: snapshot.json().clone(),
         });
         let cursor = self.feed.publish(
             FeedKind::Transaction,

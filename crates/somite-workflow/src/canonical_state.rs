@@ -24,6 +24,7 @@ use crate::change::{Origin, correspond};
 use crate::graph::{Edge, Node, WorkflowDocument};
 use crate::operator::Ports;
 use crate::variant::VariantOrigin;
+use bytes::Bytes;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -33,7 +34,8 @@ use std::sync::{Arc, OnceLock};
 /// bytes lie in them.
 #[derive(Debug, Clone)]
 pub struct CanonicalState {
-    json: Arc<[u8]>,
+    /// Shared without copying: made from the buffer it was written to.
+    json: Bytes,
     /// Computed on first use, from the bytes kept here: an edit hands the
     /// JSON to the disk first and hashes while the disk writes.
     graph_revision: OnceLock<Revision>,
@@ -91,8 +93,15 @@ impl CanonicalState {
     }
 
     /// The document's canonical JSON.
-    pub fn json(&self) -> &Arc<[u8]> {
+    pub fn json(&self) -> &Bytes {
         &self.json
+    }
+
+    /// The positions of the document's nodes in id order, as the graph
+    /// revision lists them: an edit finds its nodes by binary search here
+    /// ([`crate::transaction::apply_operations_in_id_order`]).
+    pub fn nodes_by_id(&self) -> &[u32] {
+        &self.by_id
     }
 
     /// The document's semantic revision ([`WorkflowDocument::graph_revision`]),
@@ -301,7 +310,7 @@ fn build(doc: &WorkflowDocument, previous: Option<&CanonicalState>) -> Canonical
         }
     };
     CanonicalState {
-        json: out.into(),
+        json: Bytes::from(out),
         graph_revision: OnceLock::new(),
         schema_version: *schema_version,
         nodes: node_bytes,

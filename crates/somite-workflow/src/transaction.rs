@@ -217,8 +217,35 @@ pub fn apply_operations(
     catalog: &Catalog,
     operations: &[Operation],
 ) -> Result<WorkflowDocument> {
+    apply_with_positions(doc, NodePositions::default(), catalog, operations)
+}
+
+/// [`apply_operations`], finding the nodes the operations name by binary
+/// search over `by_id`, the positions of `doc`'s nodes in id order (what a
+/// [`crate::canonical_state::CanonicalState`] of `doc` keeps for its graph
+/// revision), instead of an index built for this transaction. The order is
+/// a hint: a node it does not lead to is looked for as without it, so a
+/// wrong order costs time, never the wrong node.
+pub fn apply_operations_in_id_order(
+    doc: &WorkflowDocument,
+    by_id: &[u32],
+    catalog: &Catalog,
+    operations: &[Operation],
+) -> Result<WorkflowDocument> {
+    let positions = NodePositions {
+        by_id: Some(by_id),
+        ..NodePositions::default()
+    };
+    apply_with_positions(doc, positions, catalog, operations)
+}
+
+fn apply_with_positions(
+    doc: &WorkflowDocument,
+    mut positions: NodePositions<'_>,
+    catalog: &Catalog,
+    operations: &[Operation],
+) -> Result<WorkflowDocument> {
     let mut next = doc.clone();
-    let mut positions = NodePositions::default();
     for (index, op) in operations.iter().enumerate() {
         apply_one(&mut next, &mut positions, catalog, op).map_err(|e| e.at_operation(index))?;
     }
@@ -232,9 +259,12 @@ pub fn apply_operations(
 /// scans for less than the index costs); an operation that adds, removes
 /// or replaces nodes drops it. A position is used only after its node's id
 /// is compared, so a hash shared by two ids costs a scan, never the wrong
-/// node.
+/// node. Given the nodes' id order, it needs no index until an operation
+/// moves them.
 #[derive(Default)]
-struct NodePositions {
+struct NodePositions<'o> {
+    /// The node positions in id order, while the nodes keep their places.
+    by_id: Option<&'o [u32]>,
     map: Option<HashMap<u64, usize, BuildHasherDefault<IdHash>>>,
     scans: usize,
 }
@@ -242,9 +272,19 @@ struct NodePositions {
 /// Lookups answered by scanning before the index is built.
 const SCANS_BEFORE_INDEX: usize = 4;
 
-impl NodePositions {
+impl NodePositions<'_> {
     /// The position of the first node called `id`.
     fn of(&mut self, doc: &WorkflowDocument, id: &str) -> Option<usize> {
+        if let Some(by_id) = self.by_id {
+            let found = by_id.binary_search_by(|&i| {
+                doc.nodes
+                    .get(i as usize)
+                    .map_or(std::cmp::Ordering::Greater, |n| n.id.as_str().cmp(id))
+            });
+            if let Ok(k) = found {
+                return Some(by_id[k] as usize);
+            }
+        }
         if self.map.is_none() && self.scans < SCANS_BEFORE_INDEX {
             self.scans += 1;
             return doc.nodes.iter().position(|n| n.id == id);
@@ -264,6 +304,7 @@ impl NodePositions {
     }
 
     fn forget(&mut self) {
+        self.by_id = None;
         self.map = None;
     }
 }
@@ -298,7 +339,7 @@ impl Hasher for IdHash {
 
 fn apply_one(
     doc: &mut WorkflowDocument,
-    positions: &mut NodePositions,
+    positions: &mut NodePositions<'_>,
     catalog: &Catalog,
     op: &Operation,
 ) -> Result<()> {

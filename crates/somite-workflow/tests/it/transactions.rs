@@ -4,9 +4,12 @@ use crate::common;
 use crate::common::{catalog, ops, small_graph};
 use serde_json::{Value, json};
 use somite_workflow::ErrorCode;
+use somite_workflow::canonical_state::CanonicalState;
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::limits::MAX_TRANSACTION_OPERATIONS;
-use somite_workflow::transaction::{GraphTransaction, apply_operations};
+use somite_workflow::transaction::{
+    GraphTransaction, apply_operations, apply_operations_in_id_order,
+};
 
 fn apply(
     doc: &WorkflowDocument,
@@ -261,6 +264,60 @@ fn resource_profiles_decide_which_directories_connect() {
     );
     assert_eq!(code, ErrorCode::IncompatiblePorts);
     apply_operations(&doc, &cat, &ops(vec![json!({"op": "connect", "edge_id": "x", "from_node": "db", "from_port": "db", "to_node": "k", "to_port": "db"})])).unwrap();
+}
+
+/// Finding nodes by the id order is only faster: every edit, valid or not,
+/// structural or not, comes out as without it, even when the order given
+/// is not the document's.
+#[test]
+fn an_edit_finds_its_nodes_by_id_order_with_the_same_outcome() {
+    let cat = catalog();
+    let mut doc = small_graph(&cat);
+    for i in (0..12).rev() {
+        doc = apply(
+            &doc,
+            vec![json!({"op": "add_operator", "node_id": format!("n{i:02}"), "operator_id": "qc.check", "x": i, "y": 0})],
+        )
+        .unwrap();
+    }
+    let state = CanonicalState::of(&doc);
+    let mut reversed = state.nodes_by_id().to_vec();
+    reversed.reverse();
+    let edits = [
+        vec![
+            json!({"op": "set_param", "node_id": "n03", "param": "threads", "value": 4}),
+            json!({"op": "move", "node_id": "reads", "x": 5, "y": 5}),
+            json!({"op": "set_param", "node_id": "qc", "param": "threads", "value": 2}),
+        ],
+        vec![
+            json!({"op": "move", "node_id": "n07", "x": 1, "y": 1}),
+            json!({"op": "remove_operator", "node_id": "n05"}),
+            json!({"op": "move", "node_id": "n11", "x": 2, "y": 2}),
+            json!({"op": "add_operator", "node_id": "a00", "operator_id": "qc.check", "x": 0, "y": 9}),
+            json!({"op": "set_param", "node_id": "a00", "param": "threads", "value": 3}),
+        ],
+        vec![
+            json!({"op": "move", "node_id": "n01", "x": 1, "y": 1}),
+            json!({"op": "move", "node_id": "missing", "x": 1, "y": 1}),
+        ],
+        vec![
+            json!({"op": "move", "node_id": "n05", "x": 0, "y": 0}),
+            json!({"op": "remove_operator", "node_id": "n00"}),
+            json!({"op": "move", "node_id": "n00", "x": 0, "y": 0}),
+        ],
+    ];
+    for values in edits {
+        let operations = ops(values);
+        let plain = apply_operations(&doc, &cat, &operations);
+        for order in [state.nodes_by_id(), &reversed[..], &[][..]] {
+            let hinted = apply_operations_in_id_order(&doc, order, &cat, &operations);
+            match (&plain, hinted) {
+                (Ok(a), Ok(b)) => assert_eq!(a.canonical_json(), b.canonical_json()),
+                (Err(a), Err(b)) => assert_eq!((a.code, &a.details), (b.code, &b.details)),
+                (a, b) => panic!("{operations:?}: {a:?} against {b:?}"),
+            }
+        }
+    }
 }
 
 #[test]
