@@ -626,7 +626,7 @@ impl SomiteServer {
         )
     }
 
-    /// Apply up to 64 graph operations as one validated compare-and-swap transaction.
+    /// Apply up to 64 graph operations as one validated compare-and-swap transaction; answers with the new state_revision and what changed, not the graph.
     #[tool(
         name = "somite.graph.apply_transaction",
         annotations(title = "Edit the workflow"),

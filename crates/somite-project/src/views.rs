@@ -104,27 +104,33 @@ pub struct WorkflowView {
     pub feed_epoch: Epoch,
 }
 
-/// What a transaction did and, for a fresh edit, the resulting document
-/// and the feed cursor that announced it: `somite.graph.apply_transaction`.
+/// What a transaction did and, for a fresh edit, the feed cursor that
+/// announced it: `somite.graph.apply_transaction` and the other edits an
+/// agent makes. What changed, not the resulting graph: an agent reads the
+/// graph when it needs it (see [`TransactionReply`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct AppliedTransaction {
     #[serde(flatten)]
     pub outcome: TransactionOutcome,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub document: Option<WorkflowDocument>,
     /// The activity-feed cursor that announced the edit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<u64>,
 }
 
-/// A transaction's reply with the feed's epoch beside the cursor:
-/// `POST /api/transactions`.
+/// A transaction's reply: `POST /api/transactions` and the browser's other
+/// edits. For a fresh edit, the resulting document, which the browser that
+/// made the edit shows at once, and the feed's epoch beside the cursor.
+/// An agent's reply is the [`AppliedTransaction`] alone: the whole graph in
+/// every edit's answer (about 1 KB per node) would cost an agent what the
+/// graph costs, not what its edit changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TransactionReply {
     #[serde(flatten)]
     pub applied: AppliedTransaction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<WorkflowDocument>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub epoch: Option<Epoch>,
 }

@@ -110,7 +110,12 @@ impl AppState {
     /// Applies a transaction and announces it; blocking (durable I/O).
     ///
     /// The feed event carries the source, the outcome and the operations;
-    /// the result graph is kept once in [`AppState::documents`].
+    /// the result graph is kept once in [`AppState::documents`]. The reply
+    /// carries the result graph only to the browser that made the edit,
+    /// which shows it at once: an agent is answered with what changed (the
+    /// revisions, the summary, the feed cursor) and reads the graph when it
+    /// needs it, instead of receiving the whole graph for every edit (about
+    /// 1 KB per node, far past what an agent's tool result can hold).
     pub fn apply(
         &self,
         txn: &GraphTransaction,
@@ -122,14 +127,14 @@ impl AppState {
             return Ok(TransactionReply {
                 applied: AppliedTransaction {
                     outcome,
-                    document: None,
                     cursor: None,
                 },
+                document: None,
                 epoch: None,
             });
         }
         let snapshot = project.snapshot();
-        let document = snapshot.document().clone();
+        let browser = matches!(source, EditSource::Human);
         self.documents.insert(PublishedDocument {
             state_revision: outcome.state_revision.clone(),
             graph_revision: outcome.graph_revision.clone(),
@@ -142,10 +147,10 @@ impl AppState {
         Ok(TransactionReply {
             applied: AppliedTransaction {
                 outcome,
-                document: Some(document),
                 cursor: Some(cursor),
             },
-            epoch: Some(self.feed.epoch().clone()),
+            document: browser.then(|| snapshot.document().clone()),
+            epoch: browser.then(|| self.feed.epoch().clone()),
         })
     }
 }

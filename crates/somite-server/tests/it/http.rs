@@ -697,6 +697,47 @@ async fn a_position_from_before_a_restart_gets_a_reset_then_every_new_edit() {
     assert_eq!(page["reset"], true);
 }
 
+/// An agent's edit of a large graph is answered with what changed: the
+/// browser's reply carries the graph, the agent's does not.
+#[tokio::test]
+async fn an_agents_edit_is_answered_with_what_changed_not_with_the_graph() {
+    let h = Harness::start().await;
+    let notes: Vec<Value> = (0..10)
+        .map(|i| json!({"op": "add_note", "note_id": format!("note{i}"), "text": "n".repeat(16_000), "x": 0, "y": 0}))
+        .collect();
+    let (status, human) = h
+        .post(
+            "/api/transactions",
+            &json!({"base_state_revision": h.state_revision().await, "idempotency_key": "notes-00000001", "summary": "notes", "operations": notes}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{human}");
+    assert!(human["document"].to_string().len() > 160_000);
+
+    let (_, capability) = h.server.state.capabilities.issue();
+    let response = h
+        .client
+        .post(h.url("/api/mcp/transactions"))
+        .header(CAPABILITY_HEADER, capability.expose())
+        .header(somite_api::headers::MCP_ACTIVITY, "call-1")
+        .json(&add(
+            human["state_revision"].as_str().unwrap(),
+            "edit-00000001",
+            "reads",
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body = response.bytes().await.unwrap();
+    assert!(body.len() < 2_000, "{} bytes", body.len());
+    let agent: Value = serde_json::from_slice(&body).unwrap();
+    assert!(agent.get("document").is_none(), "{agent}");
+    assert_eq!(agent["previous_state_revision"], human["state_revision"]);
+    assert_eq!(agent["state_revision"], h.state_revision().await.as_str());
+    assert_eq!(agent["cursor"], 2);
+}
+
 #[tokio::test]
 async fn a_feed_event_does_not_grow_with_the_document() {
     let h = Harness::start().await;

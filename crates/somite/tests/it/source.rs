@@ -228,7 +228,13 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
     });
     let placed = ok(&client, SOURCE_RESOLVE_NFCORE, resolve.clone()).await;
     assert_eq!(placed["replayed"], false);
-    let node = &placed["document"]["nodes"][0];
+    assert!(
+        placed.get("document").is_none(),
+        "what changed, not the graph"
+    );
+    let graph = ok(&client, WORKFLOW_GET, json!({})).await;
+    assert_eq!(graph["state_revision"], placed["state_revision"]);
+    let node = &graph["document"]["nodes"][0];
     assert_eq!(node["operator_id"], "workflow.source");
     assert_eq!(node["source"]["commit"], DEMO_1_0_1);
 
@@ -291,7 +297,8 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
     });
     let edited = ok(&client, SOURCE_WORKFLOW_EDIT, edit.clone()).await;
     assert_eq!(edited["replayed"], false);
-    let replacement = &edited["document"]["nodes"][0]["replacements"][0];
+    let graph = ok(&client, WORKFLOW_GET, json!({})).await;
+    let replacement = &graph["document"]["nodes"][0]["replacements"][0];
     assert_eq!(replacement["operator_id"], "qc.fastqc");
     assert_eq!(replacement["inputs"][0]["invocation_port"], "reads");
     assert_eq!(
@@ -345,7 +352,9 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
                "idempotency_key": "promote-demo-0002", "invocations": [fastqc]}),
     )
     .await;
-    let document = &promoted["document"];
+    let graph = ok(&client, WORKFLOW_GET, json!({})).await;
+    assert_eq!(graph["state_revision"], promoted["state_revision"]);
+    let document = &graph["document"];
     assert_eq!(document["nodes"][0]["id"], "fastqc");
     assert_eq!(document["variant_origin"]["commit"], DEMO_1_0_1);
     assert_eq!(
