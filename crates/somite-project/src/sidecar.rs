@@ -321,6 +321,9 @@ impl Ring {
         records: &Records<TransactionOutcome>,
     ) -> Result<(), DurableError> {
         let records: Vec<_> = records.shared().collect();
+        // Only records read from an older format, written by hand, can be
+        // more than the ring holds: the newest are kept, as an insert would.
+        let records = &records[records.len().saturating_sub(MAX_RECORDS)..];
         let entries = records.len().max(1);
         let first = self.newest.0.unwrap_or(0) + 1;
         let mut ring = vec![0; RING_BYTES];
