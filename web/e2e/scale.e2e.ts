@@ -6,8 +6,8 @@
  * and render compact (see src/canvas/detail.ts).
  *
  * The figure is taken in a browser that is already running, as a person's
- * is: the first navigation of a just-started headless Chromium spends about
- * 300 ms setting up its own network stack and cache before it even asks for
+ * is: the first navigation of a just-started headless Chromium spends up to
+ * ~300 ms setting up its own network stack and cache before it even asks for
  * the page (its navigation timing shows the gap before the connection),
  * which no page can change. The browser has been to the runtime's health
  * endpoint first, so nothing of the workspace is in its cache. The figure in
