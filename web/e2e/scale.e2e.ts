@@ -3,12 +3,23 @@
  * ordinary transactions (64 operations at most each), then the workspace is
  * opened and timed from navigation until every node is measured (the
  * minimap draws a node once it is); fitted, 500 nodes are too small to read
- * and render compact (see src/canvas/detail.ts). Then the graph grows to 2,000 nodes,
+ * and render compact (see src/canvas/detail.ts).
+ *
+ * The figure is taken in a browser that is already running, as a person's
+ * is: the first navigation of a just-started headless Chromium spends up to
+ * ~300 ms setting up its own network stack and cache before it even asks for
+ * the page (its navigation timing shows the gap before the connection),
+ * which no page can change. The browser has been to the runtime's health
+ * endpoint first, so nothing of the workspace is in its cache. The figure in
+ * a just-started browser (started, like the first, before the graph is
+ * seeded, and not used until it is timed) is printed too, as earlier runs
+ * took it. Then the graph grows to 2,000 nodes,
  * where the canvas renders only what is on screen, and zooming in and
  * selecting a node are timed. The figures are printed; the tests fail only
  * far above them, or when a large graph keeps off-screen nodes in the page.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
+import type { Page } from "playwright-core";
 import type { Browser, Somite } from "./harness";
 import { openBrowser, screenshot, startSomite } from "./harness";
 
@@ -20,13 +31,18 @@ const CEILING_MS = 15_000;
 
 let somite: Somite;
 let browser: Browser;
+let justStarted: Browser | undefined;
 
 beforeAll(async () => {
   somite = await startSomite();
   browser = await openBrowser();
+  // Started, and once used (see the module docs).
+  await browser.page.goto(`${somite.url}/api/health`);
+  justStarted = await openBrowser();
 });
 
 afterAll(async () => {
+  await justStarted?.close();
   await browser.close();
   await somite.stop();
 });
@@ -35,16 +51,22 @@ test(`first render of a ${String(NODES)}-node graph`, async () => {
   const seeded = await seed(somite, NODES);
   expect(seeded).toBeGreaterThanOrEqual(NODES);
 
-  const firstRenderMs = await firstRender(seeded);
+  if (!justStarted) throw new Error("no second browser");
+  const justStartedMs = await firstRender(justStarted.page, seeded);
+  await justStarted.close();
+  justStarted = undefined;
+  const firstRenderMs = await firstRender(browser.page, seeded);
   await screenshot(browser.page, "scale-500-nodes");
   console.log(`first render of a ${String(seeded)}-node graph: ${String(firstRenderMs)} ms (navigation start to all nodes measured)`);
+  console.log(`first render of a ${String(seeded)}-node graph in a just-started browser: ${String(justStartedMs)} ms (navigation start to all nodes measured)`);
   expect(firstRenderMs).toBeLessThan(CEILING_MS);
+  expect(justStartedMs).toBeLessThan(CEILING_MS);
 });
 
 test(`a ${String(LARGE)}-node graph renders only what is on screen`, async () => {
   const seeded = await seed(somite, LARGE);
   const { page } = browser;
-  const firstRenderMs = await firstRender(seeded);
+  const firstRenderMs = await firstRender(page, seeded);
   console.log(`first render of a ${String(seeded)}-node graph: ${String(firstRenderMs)} ms (navigation start to all nodes measured)`);
 
   // Zoom in from the fitted view around the canvas's centre: ten wheel
@@ -90,8 +112,7 @@ test(`a ${String(LARGE)}-node graph renders only what is on screen`, async () =>
  * frame where it holds, so the figure does not include how long the test
  * driver takes to start looking after the page's load event.
  */
-async function firstRender(count: number): Promise<number> {
-  const { page } = browser;
+async function firstRender(page: Page, count: number): Promise<number> {
   await page.addInitScript((expected: number) => {
     const marks = ((window as unknown as { __firstRender?: Record<number, number> }).__firstRender ??= {});
     const look = () => {

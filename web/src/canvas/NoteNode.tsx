@@ -3,6 +3,7 @@ import { memo, useState } from "react";
 import { MAX_NOTE_CHARS } from "../api/limits";
 import { useServices } from "../shell/context";
 import type { NoteFlowNode } from "./flowModel";
+import { sameDataAndSelection } from "./nodeProps";
 
 /**
  * A sticky note: presentation only, so it never changes the graph revision.
@@ -56,4 +57,4 @@ export const NoteNode = memo(function NoteNode({ data, selected }: NodeProps<Not
       {note.text === "" ? <span className="note__placeholder">Double-click to write</span> : note.text}
     </div>
   );
-});
+}, sameDataAndSelection);

@@ -9,33 +9,50 @@ import { inputHandle, outputHandle } from "./handles";
 import type { OperatorFlowNode } from "./flowModel";
 import { familyColor } from "./portTypes";
 import { splitTitle } from "./titles";
+import type { CompactProps } from "./nodeProps";
+import { sameCompact, sameData } from "./nodeProps";
 
 /** One operator on the canvas: its title, readiness badges and typed ports. */
 export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<OperatorFlowNode>) {
+  const detail = useContext(NodeDetailContext);
+  const { node, label, connectedInputs } = data;
+  if (!detail) {
+    return <CompactOperator node={node} title={label?.title} kind={label?.kind} connectedInputs={connectedInputs} />;
+  }
+  return <DetailedOperator data={data} />;
+}, sameData);
+
+/**
+ * Zoomed out (see ./detail): the title and the port handles. Readiness and
+ * run states are not drawn here, so their arrival (for every node at once,
+ * right after a large graph opens) leaves these nodes as they are.
+ */
+const CompactOperator = memo(function CompactOperator({ node, title, kind, connectedInputs }: CompactProps) {
+  const { name } = splitTitle(title ?? node.operator_id);
+  return (
+    <article className={`op-node op-node--compact op-node--${kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
+      <header className="op-node__header">
+        <span className="op-node__name">{name}</span>
+      </header>
+      <div className="op-node__ports">
+        <ul className="port-list port-list--in" aria-label="Inputs">
+          {node.ports.in.map((port) => (
+            <PortRow key={port.name} port={port} direction="in" connected={connectedInputs.includes(port.name)} compact />
+          ))}
+        </ul>
+        <ul className="port-list port-list--out" aria-label="Outputs">
+          {node.ports.out.map((port) => (
+            <PortRow key={port.name} port={port} direction="out" connected compact />
+          ))}
+        </ul>
+      </div>
+    </article>
+  );
+}, sameCompact);
+
+function DetailedOperator({ data }: { readonly data: OperatorFlowNode["data"] }) {
   const { node, label, assessment, connectedInputs, runState } = data;
   const { name, purpose } = splitTitle(label?.title ?? node.operator_id);
-  const detail = useContext(NodeDetailContext);
-  if (!detail) {
-    return (
-      <article className={`op-node op-node--compact op-node--${label?.kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
-        <header className="op-node__header">
-          <span className="op-node__name">{name}</span>
-        </header>
-        <div className="op-node__ports">
-          <ul className="port-list port-list--in" aria-label="Inputs">
-            {node.ports.in.map((port) => (
-              <PortRow key={port.name} port={port} direction="in" connected={connectedInputs.includes(port.name)} compact />
-            ))}
-          </ul>
-          <ul className="port-list port-list--out" aria-label="Outputs">
-            {node.ports.out.map((port) => (
-              <PortRow key={port.name} port={port} direction="out" connected compact />
-            ))}
-          </ul>
-        </div>
-      </article>
-    );
-  }
   return (
     <article className={`op-node op-node--${label?.kind ?? "unknown"}`} aria-label={`${name} (${node.id})`}>
       <header className="op-node__header">
@@ -72,7 +89,7 @@ export const OperatorNode = memo(function OperatorNode({ data }: NodeProps<Opera
       </div>
     </article>
   );
-});
+}
 
 interface PortRowProps {
   readonly port: PortSpec;

@@ -8,6 +8,7 @@
  */
 import type { Edge, Node, XYPosition } from "@xyflow/react";
 import type { NodeAssessment, NodeRunState, WorkflowDocument, WorkflowNode, WorkflowNote } from "../api/types";
+import type { ContractEntry } from "../state/contracts";
 import { familyColor } from "./portTypes";
 import { inputHandle, outputHandle } from "./handles";
 
@@ -16,6 +17,28 @@ export type OperatorKind = "external" | "inprocess" | "reference" | "source";
 export interface OperatorLabel {
   readonly title: string;
   readonly kind: OperatorKind;
+}
+
+/**
+ * The label of every operator whose contract has loaded: `previous` itself
+ * when no label changed (a contract that only started loading, or one
+ * loaded again unchanged), so the canvas is not rebuilt for nothing.
+ */
+export function operatorLabels(
+  entries: ReadonlyMap<string, ContractEntry>,
+  previous: ReadonlyMap<string, OperatorLabel>,
+): ReadonlyMap<string, OperatorLabel> {
+  const labels = new Map<string, OperatorLabel>();
+  let changed = false;
+  for (const [id, entry] of entries) {
+    if (entry.status !== "loaded") continue;
+    const { title, kind } = entry.reply.contract;
+    const before = previous.get(id);
+    const same = before?.title === title && before.kind === kind;
+    if (!same) changed = true;
+    labels.set(id, same ? before : { title, kind });
+  }
+  return changed || labels.size !== previous.size ? labels : previous;
 }
 
 export type OperatorNodeData = {
@@ -86,32 +109,44 @@ export interface CanvasOverlay {
   readonly positions: ReadonlyMap<string, XYPosition>;
 }
 
-/** The next canvas nodes, reusing every previous node object that did not change. */
+/**
+ * The next canvas nodes, reusing every previous node object that did not
+ * change, and the previous array itself when no node did: the library
+ * re-adopts every node and wakes every node's store subscription whenever
+ * it is handed a new array, which on a 500-node graph costs a frame.
+ */
 export function reconcile(previous: readonly CanvasNode[], next: readonly CanvasNode[], overlay: CanvasOverlay): CanvasNode[] {
   const before = new Map(previous.map((n) => [n.id, n]));
-  return next.map((fresh) => {
-    const old = before.get(fresh.id);
-    // A node being dragged stays under the pointer, whatever else changed.
-    const position = old?.dragging ? old.position : (overlay.positions.get(fresh.id) ?? fresh.position);
-    const selected = overlay.selected.has(fresh.id);
-    if (
-      old &&
-      old.type === fresh.type &&
-      old.data.signature === fresh.data.signature &&
-      old.position.x === position.x &&
-      old.position.y === position.y &&
-      Boolean(old.selected) === selected
-    ) {
-      return old;
-    }
-    return {
-      ...fresh,
-      position,
-      selected,
-      ...(old?.measured ? { measured: old.measured } : {}),
-      ...(old?.dragging ? { dragging: true } : {}),
-    };
+  let changed = previous.length !== next.length;
+  const nodes = next.map((fresh, index) => {
+    const node = reconcileOne(before.get(fresh.id), fresh, overlay);
+    if (node !== previous[index]) changed = true;
+    return node;
   });
+  return changed ? nodes : (previous as CanvasNode[]);
+}
+
+function reconcileOne(old: CanvasNode | undefined, fresh: CanvasNode, overlay: CanvasOverlay): CanvasNode {
+  // A node being dragged stays under the pointer, whatever else changed.
+  const position = old?.dragging ? old.position : (overlay.positions.get(fresh.id) ?? fresh.position);
+  const selected = overlay.selected.has(fresh.id);
+  if (
+    old &&
+    old.type === fresh.type &&
+    old.data.signature === fresh.data.signature &&
+    old.position.x === position.x &&
+    old.position.y === position.y &&
+    Boolean(old.selected) === selected
+  ) {
+    return old;
+  }
+  return {
+    ...fresh,
+    position,
+    selected,
+    ...(old?.measured ? { measured: old.measured } : {}),
+    ...(old?.dragging ? { dragging: true } : {}),
+  };
 }
 
 export type CanvasEdge = Edge<{ readonly type: string }>;

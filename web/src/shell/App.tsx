@@ -11,6 +11,7 @@ import { Canvas } from "../canvas/Canvas";
 import { ControlsBar } from "../controls/ControlsBar";
 import { deleteEdits } from "../canvas/edits";
 import type { OperatorLabel } from "../canvas/flowModel";
+import { operatorLabels } from "../canvas/flowModel";
 import type { Selection } from "../canvas/selection";
 import { EMPTY_SELECTION, selectOnly } from "../canvas/selection";
 import { useCanvasActions } from "../canvas/useCanvasActions";
@@ -43,6 +44,8 @@ const InstalledResources = lazy(() => import("../resources/InstalledResources").
 const StartFromPipeline = lazy(() => import("../source/StartFromPipeline").then((m) => ({ default: m.StartFromPipeline })));
 const OutlineView = lazy(() => import("../source/OutlineView").then((m) => ({ default: m.OutlineView })));
 const VariantBanner = lazy(() => import("../source/VariantBanner").then((m) => ({ default: m.VariantBanner })));
+
+const NO_LABELS: ReadonlyMap<string, OperatorLabel> = new Map();
 
 export function App() {
   const { workspace, contracts, controls, data } = useServices();
@@ -111,13 +114,10 @@ export function App() {
     if (state.catalogRevision && operatorIds) contracts.request(operatorIds.split(" "), state.catalogRevision);
   }, [contracts, operatorIds, state.catalogRevision]);
 
-  const labels = useMemo(() => {
-    const map = new Map<string, OperatorLabel>();
-    for (const [id, entry] of contractEntries) {
-      if (entry.status === "loaded") map.set(id, { title: entry.reply.contract.title, kind: entry.reply.contract.kind });
-    }
-    return map;
-  }, [contractEntries]);
+  // Kept while no label changes (see operatorLabels), derived during render.
+  const [labels, setLabels] = useState<ReadonlyMap<string, OperatorLabel>>(NO_LABELS);
+  const nextLabels = operatorLabels(contractEntries, labels);
+  if (nextLabels !== labels) setLabels(nextLabels);
 
   const visibleSelection = useMemo(() => pruneSelection(selection, document), [selection, document]);
 

@@ -10,6 +10,7 @@ import { Badges, ReadyMark } from "../canvas/OperatorNode";
 import type { SourceFlowNode } from "../canvas/flowModel";
 import { useOpenOutline } from "./context";
 import "./source.css";
+import { sameData } from "../canvas/nodeProps";
 
 export const SourceNode = memo(function SourceNode({ data }: NodeProps<SourceFlowNode>) {
   const { node, assessment } = data;
@@ -56,4 +57,4 @@ export const SourceNode = memo(function SourceNode({ data }: NodeProps<SourceFlo
       </p>
     </article>
   );
-});
+}, sameData);
