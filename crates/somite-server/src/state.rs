@@ -111,11 +111,9 @@ impl AppState {
     ///
     /// The feed event carries the source, the outcome and the operations;
     /// the result graph is kept once in [`AppState::documents`]. The reply
-    /// carries the result graph only to the browser that made the edit,
-    /// which shows it at once: an agent is answered with what changed (the
-    /// revisions, the summary, the feed cursor) and reads the graph when it
-    /// needs it, instead of receiving the whole graph for every edit (about
-    /// 1 KB per node, far past what an agent's tool result can hold).
+    /// carries the result graph and the feed's epoch only to the browser
+    /// that made the edit; an agent gets what changed (see
+    /// [`TransactionReply`]).
     pub fn apply(
         &self,
         txn: &GraphTransaction,
