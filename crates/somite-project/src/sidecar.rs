@@ -138,31 +138,31 @@ pub(crate) struct Read {
 
 /// Reads the ring, falling back to the older formats when there is none.
 pub(crate) fn read(layout: &Layout) -> Result<Read, DurableError> {
-    match durable::read_capped(&layout.input_origin_ring(), RING_BYTES as u64) {
-        Ok(bytes) => {
-            let (found, newest) = decode_ring(&bytes);
-            Ok(Read {
-                found,
-                newest,
-                legacy_leftover: legacy_files(layout).iter().any(|path| path.exists()),
-            })
-        }
-        Err(DurableError::TooLarge { actual, .. }) => Ok(Read {
-            found: Found::Unreadable(format!("the ring is {actual} bytes, not {RING_BYTES}")),
-            newest: Newest::default(),
-            legacy_leftover: legacy_files(layout).iter().any(|path| path.exists()),
-        }),
+    let (found, newest) = match durable::read_capped(&layout.input_origin_ring(), RING_BYTES as u64)
+    {
+        Ok(bytes) => decode_ring(&bytes),
+        Err(DurableError::TooLarge { actual, .. }) => (
+            Found::Unreadable(format!(
+                "the ring is {actual} bytes, more than {RING_BYTES}"
+            )),
+            Newest::default(),
+        ),
         Err(DurableError::NotFound { .. }) => {
             let found = read_older(layout)?;
             let legacy_leftover = !matches!(found, Found::Missing);
-            Ok(Read {
+            return Ok(Read {
                 found,
                 newest: Newest::default(),
                 legacy_leftover,
-            })
+            });
         }
-        Err(e) => Err(e),
-    }
+        Err(e) => return Err(e),
+    };
+    Ok(Read {
+        found,
+        newest,
+        legacy_leftover: legacy_files(layout).iter().any(|path| path.exists()),
+    })
 }
 
 /// The files of the older formats, to remove once the ring holds what

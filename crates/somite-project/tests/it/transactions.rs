@@ -579,17 +579,17 @@ fn a_project_in_the_two_slot_sidecar_format_opens_bound_and_moves_into_the_ring(
     let layout = project.layout().clone();
     drop(project);
     // What the previous version wrote: two slots, each a whole commit
-    // record with every idempotency record; the newer one torn, so the
-    // older (which binds the first edit's graph) is the record, and the
-    // graph is the first edit's.
+    // record with every idempotency record. The one with the higher
+    // sequence number was torn by a crash (and binds some other graph), so
+    // the whole one, which binds the second edit's graph, is the record.
     let newest = newest_record(&layout);
-    let mut older = newest.clone();
-    older["document_digest"] = json!("blake3:0000");
-    older["transactions"].as_array_mut().unwrap().pop();
+    let mut unfinished = newest.clone();
+    unfinished["document_digest"] = json!("blake3:0000");
+    unfinished["transactions"].as_array_mut().unwrap().pop();
     std::fs::remove_file(layout.input_origin_ring()).unwrap();
     let [slot0, slot1] = layout.legacy_input_origin_slots();
     std::fs::write(&slot0, v1_slot(7, &newest)).unwrap();
-    let torn = v1_slot(8, &older);
+    let torn = v1_slot(8, &unfinished);
     std::fs::write(&slot1, &torn[..torn.len() - 3]).unwrap();
 
     let reader = Project::read(dir.path(), Seed::Empty).unwrap();
