@@ -40,7 +40,8 @@ fn load_verify_outline_place(c: &mut Criterion) {
     let first = binding_of(
         &pinned,
         &somite_outline::outline(pinned.source.path()).unwrap(),
-    );
+    )
+    .unwrap();
     let catalog = Catalog::builtin().unwrap();
     let empty = WorkflowDocument::empty("bench");
     println!(
@@ -57,7 +58,7 @@ fn load_verify_outline_place(c: &mut Criterion) {
                 source: verified,
                 ..pinned.clone()
             };
-            let binding = binding_of(&pinned, &outline);
+            let binding = binding_of(&pinned, &outline).unwrap();
             let txn = place_transaction(
                 binding,
                 "blake3:0".into(),

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use somite_outline::{Outline, OutlineError};
+use somite_outline::{ConfigDefault, ConfigValue, Outline, OutlineError};
 use somite_source::{
     CommitSha, PinnedSource, SourceOrigin, SourceStore, TreeDigest, VerifiedSource,
 };
@@ -21,9 +21,12 @@ use somite_workflow::Revision;
 use somite_workflow::compile::{PackageFile, SourceEnvironment, SourceInputs, SourceProcessRun};
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::source::{
-    InvocationPort, InvocationPortRef, SourceBinding, SourceInvocation, SourceParam,
-    SourceParamType, SourceProcess, SourceProvider, infer_port_type,
+    BundledFile, EnvironmentChoice, InvocationPort, InvocationPortRef, SourceBinding,
+    SourceInvocation, SourceParam, SourceParamType, SourceProcess, SourceProvider,
+    UnfrozenEnvironment, infer_port_type,
 };
+use somite_workflow::source_environment::{EnvironmentSpec, freeze};
+use somite_workflow::source_paths::{PathRefusal, PathTarget, bundled_value, path_target};
 use somite_workflow::transaction::{GraphTransaction, Operation};
 use somite_workflow::{ErrorCode, SomiteError};
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,8 +35,19 @@ use std::path::Path;
 /// Where a source node stands unless the caller says otherwise.
 pub const DEFAULT_POSITION: (f64, f64) = (80.0, 80.0);
 
-/// The node binding of `pinned`, whose tree `outline` describes.
-pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
+/// The node binding of `pinned`, whose tree `outline` describes: its typed
+/// parameters (a schema default, else the config's), its processes with
+/// whether Pixi can freeze their environments, its invocations, and the
+/// digests of the files of the tree that parameter defaults name.
+///
+/// A default that is a URL with a user name or password refuses the whole
+/// pipeline (`url_credentials`, naming the parameter, never the URL): placing
+/// it would write the credential into the project.
+pub fn binding_of(
+    pinned: &PinnedSource,
+    outline: &Outline,
+) -> Result<SourceBinding, somite_api::Error> {
+    let root = pinned.source.path();
     let (provider, release, git_ref) = match &pinned.origin {
         SourceOrigin::NfCore { release, .. } => {
             (SourceProvider::NfCore, Some(release.clone()), None)
@@ -61,7 +75,11 @@ pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
                 .unwrap_or(SourceParamType::String),
             description: p.description.clone(),
             help_text: p.help_text.clone(),
-            default: p.default.clone(),
+            default: p
+                .default
+                .clone()
+                .filter(|v| !v.is_null())
+                .or_else(|| p.config_default.as_ref().and_then(config_default_value)),
             enum_values: p.enum_values.clone(),
             pattern: p.pattern.clone(),
             minimum: p.minimum.as_ref().and_then(serde_json::Value::as_f64),
@@ -72,18 +90,64 @@ pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
             hidden: p.hidden,
         })
         .collect();
-    let processes = outline
-        .processes
-        .iter()
-        .map(|p| SourceProcess {
+    let params: Vec<SourceParam> = params;
+    for param in &params {
+        if let Some(default) = param.default.as_ref().and_then(Value::as_str)
+            && path_target(default) == Err(PathRefusal::Credentials)
+        {
+            return Err(SomiteError::new(
+                ErrorCode::UrlCredentials,
+                format!(
+                    "{}'s default for `{}` is a URL with a user name or password",
+                    pinned.repository.as_str(),
+                    param.name
+                ),
+                "Somite does not place a pipeline whose defaults carry credentials; use a release without them",
+            )
+            .with_detail("param", &param.name)
+            .into());
+        }
+    }
+    let mut frozen: BTreeMap<String, Option<UnfrozenEnvironment>> = BTreeMap::new();
+    let mut processes = Vec::with_capacity(outline.processes.len());
+    for p in &outline.processes {
+        let declared = declared_environment(p);
+        let unfrozen = match &declared {
+            Some((file, env)) => match frozen.get(file) {
+                Some(known) => known.clone(),
+                None => {
+                    let text = std::fs::read_to_string(root.join(file)).ok();
+                    let refusal = freeze(&EnvironmentSpec {
+                        file,
+                        channels: &env.channels,
+                        dependencies: &env.dependencies,
+                        pip: &env.pip,
+                        text: text.as_deref(),
+                    })
+                    .err()
+                    .map(UnfrozenEnvironment::from);
+                    frozen.insert(file.clone(), refusal.clone());
+                    refusal
+                }
+            },
+            None => None,
+        };
+        processes.push(SourceProcess {
             name: p.name.clone(),
             file: p.location.file.clone(),
             line: p.location.line,
-            environment: declared_environment(p).map(|(file, _)| file),
+            environment: declared.map(|(file, _)| file),
             exec: p.body.as_deref() == Some("exec"),
-        })
-        .collect();
-    SourceBinding {
+            container: p
+                .container
+                .as_ref()
+                .map(|c| c.images.clone())
+                .unwrap_or_default(),
+            unfrozen,
+        });
+    }
+    let bundled_files = bundled_files(root, &params)?;
+    Ok(SourceBinding {
         provider,
         repository: pinned.repository.as_str().to_owned(),
         release,
@@ -101,7 +165,64 @@ pub fn binding_of(pinned: &PinnedSource, outline: &Outline) -> SourceBinding {
         params,
         processes,
         invocations: invocations_of(outline),
+        bundled_files,
+    })
+}
+
+/// A config default as a parameter value: a literal as it is, and a string
+/// naming a file of the pipeline (`"${projectDir}/assets/x"`, which the
+/// outline keeps as an expression) in the form readiness reads.
+fn config_default_value(default: &ConfigDefault) -> Option<Value> {
+    match &default.value {
+        ConfigValue::Literal(Value::Null) => None,
+        ConfigValue::Literal(value) => Some(value.clone()),
+        ConfigValue::Expression(text) => {
+            let inner = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))?;
+            match path_target(inner) {
+                Ok(PathTarget::Bundled(path)) => Some(Value::String(bundled_value(path))),
+                _ => None,
+            }
+        }
     }
+}
+
+/// The files of the tree at `root` that parameter defaults name, each with
+/// its size and BLAKE3; a named file the tree does not hold is left out
+/// (readiness then says so).
+fn bundled_files(
+    root: &Path,
+    params: &[SourceParam],
+) -> Result<Vec<BundledFile>, somite_api::Error> {
+    let mut paths: BTreeSet<&str> = BTreeSet::new();
+    for param in params {
+        if let Some(Ok(PathTarget::Bundled(path))) = param
+            .default
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(path_target)
+        {
+            paths.insert(path);
+        }
+    }
+    let mut files = Vec::new();
+    for path in paths {
+        let full = root.join(path);
+        // The store admits no link that leaves the tree; a folder or a
+        // missing file is not a bundled file.
+        if !full.is_file() {
+            continue;
+        }
+        let mut hasher = blake3::Hasher::new();
+        let bytes = std::fs::File::open(&full)
+            .and_then(|mut file| std::io::copy(&mut file, &mut hasher))
+            .map_err(|e| somite_api::Error::from(SomiteError::io(Path::new(path), &e)))?;
+        files.push(BundledFile {
+            path: path.to_owned(),
+            bytes,
+            digest: format!("blake3:{}", hasher.finalize().to_hex()),
+        });
+    }
+    Ok(files)
 }
 
 /// The outline's invocations with their ports typed (see
@@ -131,6 +252,7 @@ pub fn invocations_of(outline: &Outline) -> Vec<SourceInvocation> {
             line: i.location.line,
             inputs: i.inputs.iter().map(port).collect(),
             outputs: i.outputs.iter().map(port).collect(),
+            reach: Default::default(),
         })
         .collect()
 }
@@ -234,7 +356,7 @@ pub fn verified_outline(
 /// surfaces do before placing the node.
 pub fn outline_pinned(pinned: &PinnedSource) -> Result<SourceBinding, somite_api::Error> {
     let outline: Result<Outline, OutlineError> = somite_outline::outline(pinned.source.path());
-    Ok(binding_of(pinned, &outline?))
+    binding_of(pinned, &outline?)
 }
 
 /// The Conda environment `process` declares, keyed by the file declaring
@@ -243,10 +365,16 @@ pub fn outline_pinned(pinned: &PinnedSource) -> Result<SourceBinding, somite_api
 /// (`conda "conda-forge::python=3.9.5"`, as fetchngs' local modules do).
 fn declared_environment(process: &somite_outline::Process) -> Option<(String, SourceEnvironment)> {
     let conda = process.conda.as_ref()?;
-    let (file, dependencies, pip) = match &conda.environment {
-        Some(env) => (env.file.clone(), env.dependencies.clone(), env.pip.clone()),
+    let (file, channels, dependencies, pip) = match &conda.environment {
+        Some(env) => (
+            env.file.clone(),
+            env.channels.clone(),
+            env.dependencies.clone(),
+            env.pip.clone(),
+        ),
         None if !conda.packages.is_empty() => (
             process.location.file.clone(),
+            Vec::new(),
             conda.packages.clone(),
             Vec::new(),
         ),
@@ -254,6 +382,7 @@ fn declared_environment(process: &somite_outline::Process) -> Option<(String, So
     };
     let env = SourceEnvironment {
         file: file.clone(),
+        channels,
         dependencies,
         pip,
     };
@@ -283,10 +412,11 @@ pub fn compile_inputs(
     let mut seen = BTreeSet::new();
     let mut processes = Vec::new();
     for process in &outline.processes {
-        let Some((file, env)) = declared_environment(process) else {
-            continue;
-        };
-        if seen.insert(file.clone()) {
+        let declared = declared_environment(process);
+        let environment = declared.as_ref().map(|(file, _)| file.clone());
+        if let Some((file, env)) = declared
+            && seen.insert(file)
+        {
             environments.push(env);
         }
         let mut selectors: BTreeSet<String> = BTreeSet::from([process.name.clone()]);
@@ -304,8 +434,9 @@ pub fn compile_inputs(
         }
         processes.push(SourceProcessRun {
             name: process.name.clone(),
+            file: process.location.file.clone(),
             selectors: selectors.into_iter().collect(),
-            environment: file,
+            environment,
         });
     }
     Ok(SourceInputs {
@@ -377,6 +508,16 @@ pub enum SourceEdit {
     RestoreInvocation {
         invocation: String,
     },
+    /// Gives a process the pipeline leaves without a Pixi environment the
+    /// one the user chooses: `{"use": "conda", "dependencies": [...]}` or
+    /// `{"use": "container"}`.
+    SetProcessEnvironment {
+        process: String,
+        choice: EnvironmentChoice,
+    },
+    UnsetProcessEnvironment {
+        process: String,
+    },
 }
 
 /// The body of a source edit: one compare-and-swap transaction.
@@ -430,6 +571,19 @@ impl SourceEditRequest {
                     node_id: node_id.clone(),
                     invocation,
                 },
+                SourceEdit::SetProcessEnvironment { process, choice } => {
+                    Operation::SetProcessEnvironment {
+                        node_id: node_id.clone(),
+                        process,
+                        choice,
+                    }
+                }
+                SourceEdit::UnsetProcessEnvironment { process } => {
+                    Operation::UnsetProcessEnvironment {
+                        node_id: node_id.clone(),
+                        process,
+                    }
+                }
             })
             .collect();
         GraphTransaction {

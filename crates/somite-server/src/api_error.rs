@@ -138,6 +138,8 @@ fn domain_status(code: DomainCode) -> StatusCode {
         | ParamNotInEnum
         | ParamPatternMismatch
         | ParamPathNotFound
+        | UrlCredentials
+        | UnknownProcess
         | NotASourceNode
         | UnknownInvocation
         | InvocationPortIncompatible

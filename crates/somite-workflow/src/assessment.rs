@@ -23,9 +23,12 @@ use crate::operator::{
     check_import_path,
 };
 use crate::resource::{ResourceFinding, is_reference};
-use crate::source::{SourceBinding, control_type};
+use crate::source::{SourceBinding, SourceInvocation, SourceParam, SourceProcess, control_type};
 use crate::source_map::SourceLocation;
+use crate::source_paths::{PathTarget, path_target};
+use crate::source_reach::{Lookup, Truth};
 use crate::variant::UnrepresentedInvocation;
+use crate::variant::equivalent;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
@@ -64,6 +67,14 @@ pub enum ItemKind {
     /// for (see [`crate::variant`]); last so the priorities of the kinds
     /// before it stay what clients already know.
     UnrepresentedSourceStep,
+    /// A process of a source pipeline with no Pixi environment (it declares
+    /// only a container, or a Conda environment Pixi cannot freeze); it
+    /// blocks only where the parameters provably reach it.
+    ProcessEnvironment,
+    /// A path input Nextflow fetches from a remote location; informational.
+    RemoteInput,
+    /// A path input shipped inside the pinned pipeline; informational.
+    BundledFile,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +115,10 @@ pub struct Resolution {
     pub scientific_effect: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
+    /// For `configure`: the value this resolution sets, when it is one
+    /// known value (a results folder in the project).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
 }
 
 /// A versioned, reviewed procedure that produces a resource.
@@ -129,6 +144,37 @@ pub struct Evidence {
     pub graph: Option<GraphEvidence>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<FileEvidence>,
+    /// For a step of a source pipeline: the conditions under which the
+    /// pipeline reaches it and what they give with the current parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reach: Option<ReachEvidence>,
+}
+
+/// When a source pipeline reaches a step, read from its code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ReachEvidence {
+    /// Whether the current parameters reach it: `true`, `false`, or
+    /// `unknown` where the code does not say statically.
+    pub reached: Truth,
+    /// The invocations of the step, by task name.
+    pub invocations: Vec<String>,
+    /// Each way the pipeline reaches it, as conditions in words; empty when
+    /// it always does.
+    pub conditions: Vec<String>,
+    /// The parameters the conditions read, with the values they have now.
+    pub params: Vec<ReachParam>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct ReachParam {
+    pub name: String,
+    /// The value the run would see (none: unset).
+    pub value: Option<Value>,
+    /// False for a parameter the pipeline's schema does not declare: its
+    /// value cannot be known.
+    pub known: bool,
 }
 
 /// The operator contract field a requirement comes from.
@@ -463,6 +509,7 @@ fn resolution(id: String, kind: ResolutionKind, label: String, recommended: bool
         stored_bytes: None,
         scientific_effect: None,
         source_url: None,
+        value: None,
     }
 }
 
@@ -492,7 +539,7 @@ pub fn assess_at(
         let before = items.len();
         let (support, input_controls) = match (node.source(), catalog.get(&node.operator_id)) {
             (Some(binding), _) => {
-                assess_source(node, binding, inputs, &mut items);
+                assess_source(catalog, node, binding, inputs, &mut items);
                 (Support::Supported, source_controls(node, binding))
             }
             (None, Some(entry)) if entry.revision == node.operator_revision => {
@@ -587,6 +634,7 @@ fn derived(entry: &CatalogEntry, field: String, place: GraphEvidence) -> Evidenc
         }),
         graph: Some(place),
         file: None,
+        reach: None,
     }
 }
 
@@ -630,6 +678,9 @@ fn kind_slug(kind: ItemKind) -> &'static str {
         ItemKind::LegacyTool => "legacy_tool",
         ItemKind::Adapter => "adapter",
         ItemKind::Toolchain => "toolchain",
+        ItemKind::ProcessEnvironment => "process_environment",
+        ItemKind::RemoteInput => "remote_input",
+        ItemKind::BundledFile => "bundled_file",
     }
 }
 
@@ -981,16 +1032,18 @@ fn source_derived(node: &Node, field: String, place: GraphEvidence) -> Evidence 
         }),
         graph: Some(place),
         file: None,
+        reach: None,
     }
 }
 
 /// A source node's requirements, shaped exactly as a native node's: a
 /// required parameter without a value, a path parameter whose file is not
-/// there, and — unlike a native node — a process that declares no Conda
-/// environment, because Somite runs processes in Pixi environments and
-/// never falls back to a container silently (an `exec:` process runs
-/// inside Nextflow and needs none).
+/// there, and — unlike a native node — a process Somite cannot give a Pixi
+/// environment (see [`process_item`]). Files shipped inside the pipeline and
+/// remote inputs Nextflow fetches are listed for what they are, without
+/// blocking.
 fn assess_source(
+    catalog: &Catalog,
     node: &Node,
     binding: &SourceBinding,
     inputs: &dyn InputProbe,
@@ -999,19 +1052,14 @@ fn assess_source(
     for (index, spec) in binding.params.iter().enumerate() {
         let value = node.params.get(&spec.name).or(spec.default.as_ref());
         if spec.is_path() {
-            let path = PathParam {
-                name: &spec.name,
-                label: &spec.name,
-                value: value.and_then(Value::as_str),
-                required: spec.required,
-                must_exist: spec.must_exist(),
-            };
             let evidence = source_derived(
                 node,
                 format!("source.params[{index}].format"),
                 at_param(node, &spec.name),
             );
-            items.extend(path_param_item(node, &path, inputs, evidence));
+            items.extend(source_path_item(
+                node, binding, spec, value, inputs, evidence,
+            ));
         } else if spec.required && value.is_none() {
             let evidence = source_derived(
                 node,
@@ -1058,35 +1106,348 @@ fn assess_source(
         items.push(it);
     }
     for (index, process) in binding.processes.iter().enumerate() {
-        if process.environment.is_some() || process.exec {
-            continue;
+        items.extend(process_item(catalog, node, binding, index, process));
+    }
+}
+
+/// The requirement (or the note) of one path parameter of a source node:
+/// a file of the pinned tree, a remote location, or a local path.
+fn source_path_item(
+    node: &Node,
+    binding: &SourceBinding,
+    spec: &SourceParam,
+    value: Option<&Value>,
+    inputs: &dyn InputProbe,
+    evidence: Evidence,
+) -> Option<Item> {
+    let name = spec.name.as_str();
+    let text = value.and_then(Value::as_str).filter(|p| !p.is_empty());
+    let Some(text) = text else {
+        if spec.required && spec.format.as_deref() == Some("directory-path") && !spec.must_exist() {
+            return Some(folder_item(node, spec, evidence));
         }
-        let mut it = item(
-            node,
-            ItemKind::Adapter,
-            &process.name,
-            format!("{} declares no Conda environment", process.name),
+        let path = PathParam {
+            name,
+            label: name,
+            value: None,
+            required: spec.required,
+            must_exist: spec.must_exist(),
+        };
+        return path_param_item(node, &path, inputs, evidence);
+    };
+    let choose_local = |it: &Item| {
+        resolution(
+            format!("{}:attach", it.id),
+            ResolutionKind::Attach,
+            format!("Choose a local file for {name} instead"),
+            false,
+        )
+    };
+    let mut it = match path_target(text) {
+        Err(refusal) => {
+            let mut it = item(
+                node,
+                ItemKind::Input,
+                name,
+                format!("{name} of {} cannot be used", node.id),
+                // The refusal never repeats the value: it may hold a credential.
+                format!("{refusal}."),
+            );
+            it.resolutions.push(resolution(
+                format!("{}:attach", it.id),
+                ResolutionKind::Attach,
+                format!("Choose a local file for {name}"),
+                true,
+            ));
+            it
+        }
+        Ok(PathTarget::Bundled(path)) => match binding.bundled_file(path) {
+            Some(file) => {
+                let mut it = item(
+                    node,
+                    ItemKind::BundledFile,
+                    name,
+                    format!("{name} uses {path}, shipped with the pipeline"),
+                    format!(
+                        "The file is part of the pinned tree ({} bytes, {}); the run reads it from there.",
+                        file.bytes, file.digest
+                    ),
+                );
+                it.required = false;
+                it.resolutions.push(choose_local(&it));
+                it.evidence = evidence;
+                it.evidence.file = Some(FileEvidence {
+                    path: path.to_owned(),
+                    found: true,
+                    recorded_digest: Some(file.digest.clone()),
+                    found_digest: None,
+                    recorded_location: Some(format!("{}@{}", binding.repository, binding.commit)),
+                });
+                return Some(it);
+            }
+            None => {
+                let mut it = item(
+                    node,
+                    ItemKind::Input,
+                    name,
+                    format!("{name} names {path}, which the pinned pipeline does not ship"),
+                    format!(
+                        "No file `{path}` is in {} at commit {}.",
+                        binding.repository,
+                        &binding.commit[..7]
+                    ),
+                );
+                it.resolutions.push(resolution(
+                    format!("{}:attach", it.id),
+                    ResolutionKind::Attach,
+                    format!("Choose a local file for {name}"),
+                    true,
+                ));
+                it
+            }
+        },
+        Ok(PathTarget::Remote(remote)) => {
+            let mut it = item(
+                node,
+                ItemKind::RemoteInput,
+                name,
+                format!("{name} is read from {} ({})", remote.host, remote.scheme),
+                format!(
+                    "Nextflow fetches `{}` when the run needs it. It is not pinned: the run's closure records it as an unpinned remote input.",
+                    remote.url
+                ),
+            );
+            it.required = false;
+            if remote.pinnable() && spec.format.as_deref() != Some("directory-path") {
+                it.resolutions.push(resolution(
+                    format!("{}:pin", it.id),
+                    ResolutionKind::Download,
+                    "Pin it: download it once, record its size and BLAKE3, and stage the copy"
+                        .to_owned(),
+                    false,
+                ));
+            }
+            it.resolutions.push(choose_local(&it));
+            it.evidence = evidence;
+            return Some(it);
+        }
+        Ok(PathTarget::Local(local)) => {
+            let path = PathParam {
+                name,
+                label: name,
+                value: Some(local),
+                required: spec.required,
+                must_exist: spec.must_exist(),
+            };
+            return path_param_item(node, &path, inputs, evidence);
+        }
+    };
+    it.evidence = evidence;
+    Some(it)
+}
+
+/// The folder a pipeline writes to (nf-core's `outdir`), or another folder
+/// the run creates: a name to give, not a file to attach.
+fn folder_item(node: &Node, spec: &SourceParam, evidence: Evidence) -> Item {
+    let name = spec.name.as_str();
+    let results = name == NFCORE_OUTDIR;
+    let mut it = item(
+        node,
+        ItemKind::Input,
+        name,
+        if results {
+            format!("Choose where {} writes its results", node.id)
+        } else {
+            format!("Name a folder for {name}")
+        },
+        if results {
             format!(
-                "{}:{} runs only in a container; Somite runs each process in a Pixi environment built from its environment.yml.",
+                "`{name}` is the folder the pipeline writes its results to; the run creates it."
+            )
+        } else {
+            format!("`{name}` is a folder; the run creates it when it is missing.")
+        },
+    );
+    it.evidence = evidence;
+    if results {
+        let mut use_results = resolution(
+            format!("{}:results", it.id),
+            ResolutionKind::Configure,
+            format!("Use `{RESULTS_FOLDER}` in the project folder"),
+            true,
+        );
+        use_results.value = Some(Value::String(RESULTS_FOLDER.to_owned()));
+        it.resolutions.push(use_results);
+    }
+    it.resolutions.push(resolution(
+        format!("{}:configure", it.id),
+        ResolutionKind::Configure,
+        format!("Name the folder for {name}"),
+        !results,
+    ));
+    it
+}
+
+/// The parameter every nf-core pipeline writes its results under.
+const NFCORE_OUTDIR: &str = "outdir";
+/// The folder in the project a results parameter is offered.
+pub const RESULTS_FOLDER: &str = "results";
+
+/// The item of a process the pipeline gives no Pixi environment, unless
+/// the user chose one or the entry workflow never calls it. It is required
+/// only when the current parameters provably reach one of its invocations;
+/// where they provably do not, or the code does not say, it is listed with
+/// its conditions and a run that reaches it fails that one task at once.
+fn process_item(
+    catalog: &Catalog,
+    node: &Node,
+    binding: &SourceBinding,
+    index: usize,
+    process: &SourceProcess,
+) -> Option<Item> {
+    if process.has_pixi_environment()
+        || node
+            .process_environments
+            .iter()
+            .any(|e| e.process == process.name)
+    {
+        return None;
+    }
+    let invocations: Vec<&SourceInvocation> = binding.invocations_of(process).collect();
+    // A binding pinned before invocations were recorded cannot say: the
+    // process is taken as reached, as it always was.
+    if invocations.is_empty() && !binding.invocations.is_empty() {
+        return None;
+    }
+    let value_of = |name: &str| match binding.param(name) {
+        Some(spec) => Lookup::Known(
+            node.params
+                .get(name)
+                .or(spec.default.as_ref())
+                .filter(|v| !v.is_null()),
+        ),
+        None => Lookup::Unknown,
+    };
+    let reached = if invocations.is_empty() {
+        Truth::True
+    } else {
+        Truth::any(invocations.iter().map(|i| i.reach.evaluate(&value_of)))
+    };
+    let mut conditions: Vec<String> = invocations
+        .iter()
+        .filter(|i| !i.reach.is_always())
+        .flat_map(|i| i.reach.describe())
+        .collect();
+    conditions.sort();
+    conditions.dedup();
+    let mut read: Vec<&str> = invocations.iter().flat_map(|i| i.reach.params()).collect();
+    read.sort_unstable();
+    read.dedup();
+    let params: Vec<ReachParam> = read
+        .iter()
+        .map(|name| match value_of(name) {
+            Lookup::Known(value) => ReachParam {
+                name: (*name).to_owned(),
+                value: value.cloned(),
+                known: true,
+            },
+            Lookup::Unknown => ReachParam {
+                name: (*name).to_owned(),
+                value: None,
+                known: false,
+            },
+        })
+        .collect();
+
+    let (title, why) = match (&process.unfrozen, process.container.first()) {
+        (Some(unfrozen), _) => (
+            format!("{}'s Conda environment cannot be frozen", process.name),
+            format!("Pixi cannot freeze its Conda environment: {unfrozen}."),
+        ),
+        (None, Some(image)) => (
+            format!("{} runs only in a container", process.name),
+            format!(
+                "{}:{} declares a container (`{image}`) and no Conda environment; Somite runs each step in a Pixi environment built from a Conda specification.",
                 process.file, process.line
             ),
-        );
-        it.evidence = source_derived(
-            node,
-            format!("source.processes[{index}].environment"),
-            at_node(node),
-        );
-        it.resolutions.push(resolution(
-            format!("{}:review", it.id),
-            ResolutionKind::Review,
+        ),
+        (None, None) => (
+            format!("{} has no software environment", process.name),
             format!(
-                "Add an environment.yml beside {} in the pipeline (a new commit) and resolve it again",
-                process.file
+                "{}:{} declares neither a Conda environment nor a container.",
+                process.file, process.line
+            ),
+        ),
+    };
+    let when = if conditions.is_empty() {
+        "The pipeline always runs it.".to_owned()
+    } else {
+        format!(
+            "The pipeline runs it only when {}.",
+            conditions.join("; or when ")
+        )
+    };
+    let now = match reached {
+        Truth::True => {
+            "The current parameters reach it, so it must have an environment before a run."
+        }
+        Truth::False => "The current parameters do not reach it: it does not block a run.",
+        Truth::Unknown => {
+            "Whether the current parameters reach it cannot be read from the code; if a run reaches it, that one task stops at once and says why."
+        }
+    };
+    let mut it = item(
+        node,
+        ItemKind::ProcessEnvironment,
+        &process.name,
+        title,
+        format!("{why} {when} {now}"),
+    );
+    it.required = reached == Truth::True;
+    it.evidence = source_derived(
+        node,
+        format!("source.processes[{index}].environment"),
+        at_node(node),
+    );
+    it.evidence.reach = Some(ReachEvidence {
+        reached,
+        invocations: invocations.iter().map(|i| i.id.clone()).collect(),
+        conditions,
+        params,
+    });
+    if let Some((invocation, replacement)) = invocations
+        .iter()
+        .find_map(|i| equivalent(catalog, binding, i).ok().map(|r| (i, r)))
+    {
+        let mut replace = resolution(
+            format!("{}:replace", it.id),
+            ResolutionKind::Build,
+            format!(
+                "Replace {} with the catalog's {} (then promote it into a native variant)",
+                invocation.id, replacement.operator_id
             ),
             true,
-        ));
-        items.push(it);
+        );
+        replace.operator_id = Some(replacement.operator_id);
+        it.resolutions.push(replace);
     }
+    it.resolutions.push(resolution(
+        format!("{}:conda", it.id),
+        ResolutionKind::Configure,
+        "Give it a Conda specification (packages from bioconda or conda-forge)".to_owned(),
+        it.resolutions.is_empty(),
+    ));
+    if let Some(image) = process.container.first() {
+        it.resolutions.push(resolution(
+            format!("{}:container", it.id),
+            ResolutionKind::Setup,
+            format!(
+                "Run it in its declared container (`{image}`) with Docker, Singularity, Apptainer or Podman"
+            ),
+            false,
+        ));
+    }
+    Some(it)
 }
 
 fn source_controls(node: &Node, binding: &SourceBinding) -> Vec<InputControl> {

@@ -328,7 +328,8 @@ pub(crate) fn document_json(doc: &WorkflowDocument) -> Vec<u8> {
 
 /// Writes `node`'s canonical object and returns where its semantic members
 /// lie. Its keys in byte order: `color`, `id`, `operator_id`,
-/// `operator_revision`, `params`, `ports`, `replacements`, `source`, `x`,
+/// `operator_revision`, `params`, `pinned_inputs`, `ports`,
+/// `process_environments`, `replacements`, `source`, `x`,
 /// `y`, the optional ones only when set, as the node serializes.
 fn write_node<'d>(node: &'d Node, out: &mut Vec<u8>, ports: &mut PortsSeen<'d>) -> Range<usize> {
     let Node {
@@ -338,6 +339,8 @@ fn write_node<'d>(node: &'d Node, out: &mut Vec<u8>, ports: &mut PortsSeen<'d>) 
         ports: _,
         params: _,
         replacements: _,
+        process_environments: _,
+        pinned_inputs: _,
         x,
         y,
         color,
@@ -366,7 +369,8 @@ fn write_node<'d>(node: &'d Node, out: &mut Vec<u8>, ports: &mut PortsSeen<'d>) 
 
 /// Writes the members of `node` the graph revision counts, without braces:
 /// `"id"`, `"operator_id"`, `"operator_revision"`, `"params"`, `"ports"`
-/// and, only when there are any, `"replacements"`, in byte order.
+/// and, only when there are any, `"pinned_inputs"`,
+/// `"process_environments"` and `"replacements"`, in byte order.
 pub(crate) fn write_semantic<'d>(node: &'d Node, out: &mut Vec<u8>, ports: &mut PortsSeen<'d>) {
     out.extend_from_slice(b"\"id\":");
     write_canonical_into(&node.id, out);
@@ -376,10 +380,19 @@ pub(crate) fn write_semantic<'d>(node: &'d Node, out: &mut Vec<u8>, ports: &mut 
     write_canonical_into(&node.operator_revision, out);
     out.extend_from_slice(b",\"params\":");
     write_canonical_into(&node.params, out);
+    // A source node's choices change what runs; a node without any keeps
+    // the revision it always had.
+    if !node.pinned_inputs.is_empty() {
+        out.extend_from_slice(b",\"pinned_inputs\":");
+        write_canonical_into(&node.pinned_inputs, out);
+    }
     out.extend_from_slice(b",\"ports\":");
     ports.write(node, out);
-    // Replacements change what a source node stands for; a node without
-    // any keeps the revision it always had.
+    if !node.process_environments.is_empty() {
+        out.extend_from_slice(b",\"process_environments\":");
+        write_canonical_into(&node.process_environments, out);
+    }
+    // Replacements change what a source node stands for, likewise.
     if !node.replacements.is_empty() {
         out.extend_from_slice(b",\"replacements\":");
         write_canonical_into(&node.replacements, out);

@@ -340,6 +340,8 @@ mod tests {
             color: rng.chance(20).then(|| "#a0b1c2".into()),
             source: None,
             replacements: Vec::new(),
+            process_environments: Vec::new(),
+            pinned_inputs: Vec::new(),
         }
     }
 

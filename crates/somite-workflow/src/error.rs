@@ -51,6 +51,11 @@ pub enum ErrorCode {
     ParamPatternMismatch,
     /// A path parameter whose schema says `exists` names nothing on disk.
     ParamPathNotFound,
+    /// A URL carrying a user name or password; its text is never repeated.
+    UrlCredentials,
+    /// A source edit names a process the pinned pipeline does not declare,
+    /// or one that already runs in a Pixi environment of its own.
+    UnknownProcess,
     /// A source edit or promotion names a node that is not `workflow.source`.
     NotASourceNode,
     /// A source edit names an invocation the pinned outline does not have.
@@ -112,6 +117,8 @@ impl ErrorCode {
         ErrorCode::ParamNotInEnum,
         ErrorCode::ParamPatternMismatch,
         ErrorCode::ParamPathNotFound,
+        ErrorCode::UrlCredentials,
+        ErrorCode::UnknownProcess,
         ErrorCode::NotASourceNode,
         ErrorCode::UnknownInvocation,
         ErrorCode::InvocationPortIncompatible,
@@ -158,6 +165,8 @@ impl ErrorCode {
             ErrorCode::ParamNotInEnum => "param_not_in_enum",
             ErrorCode::ParamPatternMismatch => "param_pattern_mismatch",
             ErrorCode::ParamPathNotFound => "param_path_not_found",
+            ErrorCode::UrlCredentials => "url_credentials",
+            ErrorCode::UnknownProcess => "unknown_process",
             ErrorCode::NotASourceNode => "not_a_source_node",
             ErrorCode::UnknownInvocation => "unknown_invocation",
             ErrorCode::InvocationPortIncompatible => "invocation_port_incompatible",

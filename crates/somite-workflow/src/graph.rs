@@ -27,7 +27,9 @@ use crate::canonical_state::{PortsSeen, document_json, edge_tuples, graph_digest
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::limits::{MAX_ID_CHARS, MAX_NOTE_CHARS, MAX_TITLE_CHARS};
 use crate::operator::{PortSpec, Ports};
-use crate::source::{Replacement, SOURCE_OPERATOR_ID, SourceBinding};
+use crate::source::{
+    PinnedInput, ProcessEnvironment, Replacement, SOURCE_OPERATOR_ID, SourceBinding,
+};
 use crate::variant::VariantOrigin;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -89,6 +91,13 @@ pub struct Node {
     /// the pipeline, in invocation order (see [`crate::variant`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replacements: Vec<Replacement>,
+    /// On a source node: the environment the user chose for each process
+    /// the pipeline gives no Pixi environment, by process name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub process_environments: Vec<ProcessEnvironment>,
+    /// On a source node: remote inputs pinned to a downloaded local copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned_inputs: Vec<PinnedInput>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -235,7 +244,8 @@ impl WorkflowDocument {
     /// It is the digest of the canonical JSON of
     /// `{"edges": [[from_node, from_port, to_node, to_port], …] (sorted),
     /// "nodes": [{"id", "operator_id", "operator_revision", "params",
-    /// "ports", "replacements" (only when not empty)}, …] (by id),
+    /// "ports", and only when not empty "pinned_inputs",
+    /// "process_environments" and "replacements"}, …] (by id),
     /// "schema_version"}`, laid out by [`crate::canonical_state`] (keys
     /// written in byte order) so that the port contract, the same for every
     /// node pinning one operator revision, is canonicalized once per
@@ -651,6 +661,12 @@ pub(crate) mod tests {
                        "params": n.params});
                 if !n.replacements.is_empty() {
                     node["replacements"] = json!(n.replacements);
+                }
+                if !n.process_environments.is_empty() {
+                    node["process_environments"] = json!(n.process_environments);
+                }
+                if !n.pinned_inputs.is_empty() {
+                    node["pinned_inputs"] = json!(n.pinned_inputs);
                 }
                 node
             })

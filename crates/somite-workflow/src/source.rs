@@ -21,6 +21,9 @@
 use crate::canonical::{Revision, is_revision, revision_of};
 use crate::error::{ErrorCode, Result, SomiteError};
 use crate::operator::{ParamType, Ports, check_import_path};
+use crate::source_environment::EnvironmentRefusal;
+use crate::source_paths::{PathRefusal, PathTarget, path_target};
+use crate::source_reach::SourceReach;
 use crate::types::PortType;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -72,6 +75,23 @@ pub struct SourceBinding {
     /// with typed ports: what a replacement is checked against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invocations: Vec<SourceInvocation>,
+    /// The files of the pinned tree that parameter defaults name
+    /// (`${projectDir}/assets/…`), with their digests: readiness finds them
+    /// here without reading the tree, and the closure binds them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundled_files: Vec<BundledFile>,
+}
+
+/// A file shipped inside the pinned tree that a parameter default names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BundledFile {
+    /// Relative to the tree's root (`assets/known_adapters.fa`).
+    pub path: String,
+    pub bytes: u64,
+    /// BLAKE3 of its bytes (the tree digest covers it too).
+    pub digest: Revision,
 }
 
 /// One process call of the pipeline, named as Nextflow names its tasks.
@@ -91,6 +111,10 @@ pub struct SourceInvocation {
     pub line: u32,
     pub inputs: Vec<InvocationPort>,
     pub outputs: Vec<InvocationPort>,
+    /// The conditions under which the entry workflow reaches the call
+    /// (absent: always).
+    #[serde(default, skip_serializing_if = "SourceReach::is_always")]
+    pub reach: SourceReach,
 }
 
 /// One data port of an invocation with its inferred Somite type.
@@ -332,6 +356,93 @@ pub struct SourceProcess {
     /// no environment of its own.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exec: bool,
+    /// The container images its `container` directive names (nf-core names
+    /// one per engine).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container: Vec<String>,
+    /// Why its declared Conda environment cannot be frozen by Pixi, when it
+    /// cannot: the process then has no Pixi environment, like a
+    /// container-only one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfrozen: Option<UnfrozenEnvironment>,
+}
+
+impl SourceProcess {
+    /// Whether the process runs in a Pixi environment built from what the
+    /// pipeline declares (an `exec:` process needs none).
+    pub fn has_pixi_environment(&self) -> bool {
+        self.exec || (self.environment.is_some() && self.unfrozen.is_none())
+    }
+}
+
+/// An entry of a process's Conda environment that Pixi cannot freeze.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct UnfrozenEnvironment {
+    pub file: String,
+    pub line: Option<u32>,
+    pub entry: String,
+    pub reason: String,
+}
+
+impl From<EnvironmentRefusal> for UnfrozenEnvironment {
+    fn from(refusal: EnvironmentRefusal) -> Self {
+        UnfrozenEnvironment {
+            file: refusal.file,
+            line: refusal.line,
+            entry: refusal.entry,
+            reason: refusal.reason.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for UnfrozenEnvironment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": `{}` {}", self.entry, self.reason)
+    }
+}
+
+/// What the user chose for a process the pipeline gives no Pixi
+/// environment: a Conda specification of their own, or its declared
+/// container.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ProcessEnvironment {
+    /// The declared process name.
+    pub process: String,
+    pub choice: EnvironmentChoice,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(tag = "use", rename_all = "snake_case", deny_unknown_fields)]
+pub enum EnvironmentChoice {
+    /// Conda match specs (`bioconda::deepvariant=1.5.0`), frozen by Pixi
+    /// like the pipeline's own environments.
+    Conda { dependencies: Vec<String> },
+    /// The image the process declares, run by the container engine the run
+    /// selects (`docker`, `singularity`, `apptainer` or `podman`).
+    Container,
+}
+
+/// A remote input the user pinned: downloaded once, its size and BLAKE3
+/// recorded, and the local copy staged instead of the URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PinnedInput {
+    pub param: String,
+    pub url: String,
+    /// The local copy, relative to the project folder.
+    pub path: String,
+    pub bytes: u64,
+    pub digest: Revision,
 }
 
 impl SourceBinding {
@@ -346,6 +457,24 @@ impl SourceBinding {
 
     pub fn invocation(&self, id: &str) -> Option<&SourceInvocation> {
         self.invocations.iter().find(|i| i.id == id)
+    }
+
+    pub fn process(&self, name: &str) -> Option<&SourceProcess> {
+        self.processes.iter().find(|p| p.name == name)
+    }
+
+    /// The invocations of `process` (its calls under every alias).
+    pub fn invocations_of<'b>(
+        &'b self,
+        process: &'b SourceProcess,
+    ) -> impl Iterator<Item = &'b SourceInvocation> + 'b {
+        self.invocations
+            .iter()
+            .filter(move |i| i.process == process.name && i.file == process.file)
+    }
+
+    pub fn bundled_file(&self, path: &str) -> Option<&BundledFile> {
+        self.bundled_files.iter().find(|f| f.path == path)
     }
 
     /// Checks what a stored binding must hold.
@@ -437,9 +566,7 @@ pub fn check_source_param(
             if text.contains('\0') {
                 return Err(range(format!("`{name}` cannot contain NUL")));
             }
-            if spec.is_path() {
-                check_import_path(name, text).map_err(|fault| range(fault.to_string()))?;
-            }
+            check_source_path(name, text, spec.is_path())?;
             // A pattern this engine cannot compile (JSON Schema patterns are
             // ECMA-262) is left to the pipeline's own validation at run time.
             if let Some(pattern) = &spec.pattern
@@ -476,6 +603,118 @@ pub fn check_source_param(
                 spec.minimum.map_or("-∞".into(), |m| m.to_string()),
                 spec.maximum.map_or("∞".into(), |m| m.to_string()),
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks what a string value names: a URL with a user name or password is
+/// refused for every parameter (its text is never repeated), and a path
+/// parameter's value must name a file of the pinned tree, a location Nextflow
+/// fetches itself, or a local path the run can stage.
+fn check_source_path(name: &str, text: &str, is_path: bool) -> Result<()> {
+    let refused = |refusal: PathRefusal| {
+        let code = match refusal {
+            PathRefusal::Credentials => ErrorCode::UrlCredentials,
+            PathRefusal::InvalidUrl | PathRefusal::UnsafeBundledPath => ErrorCode::ParamOutOfRange,
+        };
+        SomiteError::new(
+            code,
+            format!("`{name}` cannot be used: {refusal}"),
+            match refusal {
+                PathRefusal::Credentials => {
+                    "give the URL without credentials (a public location), or download the file and choose the local copy"
+                }
+                _ => "choose a local file, a file of the pipeline (${projectDir}/…) or an http(s), ftp, s3, gs or az URL",
+            },
+        )
+        .with_detail("param", name)
+    };
+    match path_target(text) {
+        Err(refusal) if is_path || refusal == PathRefusal::Credentials => Err(refused(refusal)),
+        Ok(PathTarget::Local(local)) if is_path => {
+            check_import_path(name, local).map_err(|fault| {
+                SomiteError::new(
+                    ErrorCode::ParamOutOfRange,
+                    fault.to_string(),
+                    "choose a file whose path Nextflow stages as it is",
+                )
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Most Conda specs a user may give one process, and the longest one.
+pub const MAX_USER_SPECS: usize = 64;
+const MAX_USER_SPEC_CHARS: usize = 200;
+
+/// Checks a user's environment choice for `process`: the pipeline must
+/// declare it without a Pixi environment of its own, a Conda specification
+/// must be match specs Pixi freezes from Somite's channels, and a container
+/// choice needs an image the process declares.
+pub fn check_process_environment(
+    binding: &SourceBinding,
+    process: &str,
+    choice: &EnvironmentChoice,
+) -> Result<()> {
+    let Some(declared) = binding.process(process) else {
+        return Err(SomiteError::new(
+            ErrorCode::UnknownProcess,
+            format!("{} declares no process `{process}`", binding.repository),
+            "read the source node's processes and name one of them",
+        )
+        .with_detail("process", process));
+    };
+    if declared.has_pixi_environment() {
+        return Err(SomiteError::new(
+            ErrorCode::UnknownProcess,
+            format!("{process} already runs in the Pixi environment the pipeline declares for it"),
+            "choose an environment only for a process readiness lists without one",
+        )
+        .with_detail("process", process));
+    }
+    let invalid = |message: String, recovery: &str| {
+        Err(
+            SomiteError::new(ErrorCode::InvalidTransaction, message, recovery)
+                .with_detail("process", process),
+        )
+    };
+    match choice {
+        EnvironmentChoice::Conda { dependencies } => {
+            if dependencies.is_empty() || dependencies.len() > MAX_USER_SPECS {
+                return invalid(
+                    format!("a Conda specification lists 1 to {MAX_USER_SPECS} packages"),
+                    "list the packages the process runs, as `channel::name=version`",
+                );
+            }
+            for spec in dependencies {
+                let parsed = (spec.chars().count() <= MAX_USER_SPEC_CHARS)
+                    .then(|| crate::source_environment::parse_match_spec(spec))
+                    .flatten();
+                let channel_ok = parsed.as_ref().is_some_and(|(_, pin)| {
+                    pin.channel
+                        .as_deref()
+                        .is_none_or(|c| crate::compile::CHANNELS.contains(&c))
+                });
+                if !channel_ok {
+                    return invalid(
+                        format!(
+                            "`{}` is not a Conda match spec from conda-forge or bioconda",
+                            spec.chars().take(MAX_USER_SPEC_CHARS).collect::<String>()
+                        ),
+                        "write each package as `bioconda::name=version` or `conda-forge::name=version`",
+                    );
+                }
+            }
+        }
+        EnvironmentChoice::Container => {
+            if declared.container.is_empty() {
+                return invalid(
+                    format!("{process} declares no container image"),
+                    "give it a Conda specification instead",
+                );
+            }
         }
     }
     Ok(())
@@ -543,6 +782,7 @@ mod tests {
             params: vec![spec],
             processes: Vec::new(),
             invocations: Vec::new(),
+            bundled_files: Vec::new(),
         };
         let code =
             |v: Value| check_source_param(&binding, "source", "threads", &v).map_err(|e| e.code);

@@ -19,7 +19,10 @@ use crate::limits::{
     MAX_TITLE_CHARS, MAX_TRANSACTION_OPERATIONS,
 };
 use crate::operator::{OperatorContract, ParamFault, check_import_path, check_param_value};
-use crate::source::{SOURCE_OPERATOR_ID, SourceBinding, check_source_param};
+use crate::source::{
+    EnvironmentChoice, PinnedInput, SOURCE_OPERATOR_ID, SourceBinding, check_process_environment,
+    check_source_param,
+};
 use crate::variant;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -110,6 +113,19 @@ pub enum Operation {
         node_id: String,
         invocation: String,
     },
+    /// Gives a process of a source node that has no Pixi environment of its
+    /// own the one the user chose: a Conda specification, or its declared
+    /// container (see [`crate::source::EnvironmentChoice`]).
+    SetProcessEnvironment {
+        node_id: String,
+        process: String,
+        choice: EnvironmentChoice,
+    },
+    /// Drops the user's choice for a process: it has no environment again.
+    UnsetProcessEnvironment {
+        node_id: String,
+        process: String,
+    },
     /// Turns a source workflow into a native variant promoting the selected
     /// replacements (see [`crate::variant::promote`]).
     PromoteSource {
@@ -135,6 +151,15 @@ pub enum Operation {
         source: Box<SourceBinding>,
         x: f64,
         y: f64,
+    },
+    /// Pins a remote input of a source node to the local copy the runtime
+    /// just downloaded and digested: the parameter is set to the copy and the
+    /// pin records where it came from. Like `place_source`, only the runtime
+    /// builds it (it does not deserialize).
+    #[serde(skip_deserializing)]
+    PinInput {
+        node_id: String,
+        pin: PinnedInput,
     },
 }
 
@@ -382,6 +407,8 @@ fn apply_one(
                 color: None,
                 source: None,
                 replacements: Vec::new(),
+                process_environments: Vec::new(),
+                pinned_inputs: Vec::new(),
             }));
         }
         Operation::PlaceSource {
@@ -415,6 +442,8 @@ fn apply_one(
                 color: None,
                 source: Some(source.clone()),
                 replacements: Vec::new(),
+                process_environments: Vec::new(),
+                pinned_inputs: Vec::new(),
             }));
         }
         Operation::ReplaceInvocation {
@@ -454,6 +483,56 @@ fn apply_one(
             let node = doc.node_mut(node_id).expect("checked above");
             node.replacements.retain(|r| r.invocation != *invocation);
         }
+        Operation::SetProcessEnvironment {
+            node_id,
+            process,
+            choice,
+        } => {
+            let node = source_node(doc, node_id)?;
+            check_process_environment(node.source().expect("a source node"), process, choice)?;
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.process_environments.retain(|e| e.process != *process);
+            node.process_environments
+                .push(crate::source::ProcessEnvironment {
+                    process: process.clone(),
+                    choice: choice.clone(),
+                });
+            node.process_environments
+                .sort_by(|a, b| a.process.cmp(&b.process));
+        }
+        Operation::UnsetProcessEnvironment { node_id, process } => {
+            let node = source_node(doc, node_id)?;
+            if !node
+                .process_environments
+                .iter()
+                .any(|e| e.process == *process)
+            {
+                return Err(SomiteError::new(
+                    ErrorCode::UnknownProcess,
+                    format!("{process} has no environment chosen for it"),
+                    "read the source node's process_environments and unset one of them",
+                )
+                .with_detail("process", process));
+            }
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.process_environments.retain(|e| e.process != *process);
+        }
+        Operation::PinInput { node_id, pin } => {
+            let node = source_node(doc, node_id)?;
+            let binding = node.source().expect("a source node");
+            check_source_param(
+                binding,
+                node_id,
+                &pin.param,
+                &Value::String(pin.path.clone()),
+            )?;
+            let node = doc.node_mut(node_id).expect("checked above");
+            node.params
+                .insert(pin.param.clone(), Value::String(pin.path.clone()));
+            node.pinned_inputs.retain(|p| p.param != pin.param);
+            node.pinned_inputs.push(pin.clone());
+            node.pinned_inputs.sort_by(|a, b| a.param.cmp(&b.param));
+        }
         Operation::PromoteSource {
             node_id,
             invocations,
@@ -483,9 +562,10 @@ fn apply_one(
             } else {
                 check_param(pinned_contract(node, catalog)?, node_id, param, value)?;
             }
-            Arc::make_mut(&mut doc.nodes[at])
-                .params
-                .insert(param.clone(), value.clone());
+            let node = Arc::make_mut(&mut doc.nodes[at]);
+            node.params.insert(param.clone(), value.clone());
+            // A new value is no longer the pinned copy.
+            node.pinned_inputs.retain(|p| p.param != *param);
         }
         Operation::UnsetParam { node_id, param } => {
             let at = positions
@@ -508,7 +588,9 @@ fn apply_one(
                     return Err(unknown_param(contract, node_id, param));
                 }
             }
-            Arc::make_mut(&mut doc.nodes[at]).params.remove(param);
+            let node = Arc::make_mut(&mut doc.nodes[at]);
+            node.params.remove(param);
+            node.pinned_inputs.retain(|p| p.param != *param);
         }
         Operation::Connect {
             edge_id,

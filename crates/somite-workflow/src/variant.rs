@@ -524,6 +524,8 @@ pub(crate) fn promote(
             color: None,
             source: None,
             replacements: Vec::new(),
+            process_environments: Vec::new(),
+            pinned_inputs: Vec::new(),
         }));
         promoted.push(PromotedInvocation {
             invocation: inv.id.clone(),
@@ -603,7 +605,7 @@ pub(crate) fn promote(
 
 /// The catalog operator standing for `inv`'s nf-core module, with its ports
 /// matched by type; else why there is none.
-fn equivalent(
+pub(crate) fn equivalent(
     catalog: &Catalog,
     binding: &SourceBinding,
     inv: &SourceInvocation,

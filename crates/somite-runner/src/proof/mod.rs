@@ -484,6 +484,8 @@ fn proof_document(
             color: None,
             source: None,
             replacements: Vec::new(),
+            process_environments: Vec::new(),
+            pinned_inputs: Vec::new(),
         }))
     };
     let mut doc = WorkflowDocument::empty(format!("Proof of {operator_id}"));

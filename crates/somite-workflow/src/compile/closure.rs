@@ -82,6 +82,48 @@ pub struct ClosureSource {
     pub tree_digest: Revision,
     /// Process name → Pixi environment.
     pub processes: BTreeMap<String, String>,
+    /// Processes that run in the container they declare (process name →
+    /// its images as written, not pinned by Somite), under the engine the
+    /// run selects.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub containers: BTreeMap<String, Vec<String>>,
+    /// Processes with no environment: a task that reaches one fails at once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<String>,
+    /// Path inputs that are not plain local files: files of the pinned tree,
+    /// remote inputs Nextflow fetches, remote inputs pinned to a copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<ClosureSourceInput>,
+}
+
+/// One path parameter of a source run and where its file comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClosureSourceInput {
+    pub param: String,
+    pub origin: ClosureInputOrigin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClosureInputOrigin {
+    /// A file of the pinned tree, bound by its digest.
+    Bundled {
+        path: String,
+        bytes: u64,
+        digest: Revision,
+    },
+    /// A remote location Nextflow fetches when the run needs it; nothing
+    /// binds its bytes.
+    UnpinnedRemote { url: String },
+    /// A remote input downloaded once; the run stages the local copy, whose
+    /// size and digest were recorded.
+    PinnedRemote {
+        url: String,
+        path: String,
+        bytes: u64,
+        digest: Revision,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

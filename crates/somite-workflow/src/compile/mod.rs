@@ -28,9 +28,9 @@ mod source;
 mod task;
 
 pub use closure::{
-    ClosureCompiler, ClosureEnvironment, ClosureNode, ClosureOperator, ClosurePixi,
-    ClosureResource, ClosureSource, ClosureTargets, ClosureTool, RUN_CLOSURE_SCHEMA,
-    RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
+    ClosureCompiler, ClosureEnvironment, ClosureInputOrigin, ClosureNode, ClosureOperator,
+    ClosurePixi, ClosureResource, ClosureSource, ClosureSourceInput, ClosureTargets, ClosureTool,
+    RUN_CLOSURE_SCHEMA, RUN_CLOSURE_SCHEMA_VERSION, RunClosure,
 };
 pub use config::PROFILES;
 pub use documents::{NodeMap, NodeMapEntry, PACKAGED_TITLE};

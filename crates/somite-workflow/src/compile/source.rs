@@ -25,7 +25,7 @@
 //! Like the native compiler this is pure: the caller reads and verifies the
 //! tree and the environment files and hands them in.
 
-use super::quote::{groovy_string, toml_string};
+use super::quote::{bash_literal, groovy_string, toml_string};
 use super::{
     COMPILER_VERSION, ClosureCompiler, ClosureEnvironment, ClosurePixi, ClosureTargets,
     CompiledPackage, FILE_MODE, PIXI_REQUIREMENT, PLATFORMS, PackageFile, RUN_CLOSURE_SCHEMA,
@@ -34,13 +34,16 @@ use super::{
 };
 use crate::assessment::Assessment;
 use crate::canonical::digest_bytes;
-use crate::compile::closure::ClosureSource;
+use crate::compile::closure::{ClosureInputOrigin, ClosureSource, ClosureSourceInput};
 use crate::compile::pixi::CHANNELS;
 use crate::compile::{NodeMap, NodeMapEntry};
 use crate::error::{ErrorCode, Result, SomiteError};
-use crate::graph::WorkflowDocument;
+use crate::graph::{Node, WorkflowDocument};
 use crate::operator::OperatorKind;
-use crate::source::{SOURCE_OPERATOR_ID, SourceBinding};
+use crate::source::{EnvironmentChoice, SOURCE_OPERATOR_ID, SourceBinding, SourceProcess};
+use crate::source_environment::{CondaPin, EnvironmentSpec, FrozenEnvironment, PypiPin, freeze};
+use crate::source_paths::{PathTarget, path_target};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -61,6 +64,8 @@ pub struct SourceEnvironment {
     /// The file declaring it: an `environment.yml`, or a script whose
     /// `conda` directive lists the packages inline.
     pub file: String,
+    /// The channels it lists.
+    pub channels: Vec<String>,
     /// Its `dependencies`, as Conda match specs.
     pub dependencies: Vec<String>,
     /// Packages of a `- pip:` entry.
@@ -71,10 +76,12 @@ pub struct SourceEnvironment {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceProcessRun {
     pub name: String,
+    /// The script declaring it.
+    pub file: String,
     /// Every name the process is called by: its own and the aliases.
     pub selectors: Vec<String>,
-    /// The file declaring the environment it activates.
-    pub environment: String,
+    /// The file declaring the Conda environment it declares, if any.
+    pub environment: Option<String>,
 }
 
 /// What the caller read from the verified tree.
@@ -86,17 +93,24 @@ pub struct SourceInputs {
     pub processes: Vec<SourceProcessRun>,
 }
 
-struct Environment<'a> {
+/// A Pixi environment of the package: one per environment file of the
+/// pipeline that a process uses, and one per Conda specification a user gave
+/// a process.
+struct Environment {
     name: String,
-    file: &'a str,
-    packages: BTreeMap<String, Pin>,
+    /// What declares it: the pipeline's file, or the user's choice.
+    origin: String,
+    frozen: FrozenEnvironment,
 }
 
-#[derive(Clone, PartialEq, Eq)]
-struct Pin {
-    version: String,
-    build: Option<String>,
-    channel: Option<String>,
+/// How one process of the pipeline runs in the package.
+enum ProcessRun {
+    /// Activates this Pixi environment before its script.
+    Pixi(String),
+    /// Runs in the container it declares, under the engine the run selects.
+    Container,
+    /// Has no environment: a task that reaches it fails at once, saying why.
+    Unresolved(String),
 }
 
 /// Compiles the source workflow `doc` with the tree and environments the
@@ -125,11 +139,7 @@ pub fn compile_source(
     let binding = node.source().expect("a source node has a binding");
 
     let tree = std::mem::take(&mut inputs.tree);
-    let environments = environments(&inputs)?;
-    let by_file: BTreeMap<&str, &str> = environments
-        .iter()
-        .map(|e| (e.file, e.name.as_str()))
-        .collect();
+    let (environments, runs) = plan_processes(node, binding, &inputs)?;
 
     let mut files = BTreeMap::new();
     for file in tree {
@@ -153,12 +163,15 @@ pub fn compile_source(
             },
         );
     };
-    let pixi_toml = pixi_toml(binding, &graph_revision, &environments).into_bytes();
+    let containers = runs
+        .iter()
+        .any(|(_, run)| matches!(run, ProcessRun::Container));
+    let pixi_toml = pixi_toml(binding, &graph_revision, &environments, containers).into_bytes();
     let manifest_digest = digest_bytes(&pixi_toml);
     add("pixi.toml", pixi_toml);
     add(
         SOURCE_CONFIG,
-        source_config(binding, &graph_revision, &inputs.processes, &by_file).into_bytes(),
+        source_config(binding, &graph_revision, &runs, containers).into_bytes(),
     );
     add("params.json", pretty(&node.params));
     add(
@@ -176,7 +189,7 @@ pub fn compile_source(
         "assessment.json",
         pretty(&super::documents::packaged_assessment(assessment)),
     );
-    add("README.md", readme(binding).into_bytes());
+    add("README.md", readme(binding, containers).into_bytes());
 
     let closure = RunClosure {
         schema: RUN_CLOSURE_SCHEMA.into(),
@@ -194,9 +207,16 @@ pub fn compile_source(
                 .map(|e| ClosureEnvironment {
                     name: e.name.clone(),
                     packages: e
-                        .packages
+                        .frozen
+                        .conda
                         .iter()
-                        .map(|(name, pin)| (name.clone(), pin.closure_text()))
+                        .map(|(name, pin)| (name.clone(), closure_text(pin)))
+                        .chain(
+                            e.frozen
+                                .pypi
+                                .iter()
+                                .map(|(name, pin)| (format!("pypi:{name}"), pin.version.clone())),
+                        )
                         .collect(),
                 })
                 .collect(),
@@ -211,15 +231,225 @@ pub fn compile_source(
             git_ref: binding.git_ref.clone(),
             commit: binding.commit.clone(),
             tree_digest: binding.tree_digest.clone(),
-            processes: inputs
-                .processes
+            processes: runs
                 .iter()
-                .map(|p| (p.name.clone(), by_file[p.environment.as_str()].to_owned()))
+                .filter_map(|(p, run)| match run {
+                    ProcessRun::Pixi(env) => Some((p.name.clone(), env.clone())),
+                    _ => None,
+                })
                 .collect(),
+            containers: runs
+                .iter()
+                .filter(|(_, run)| matches!(run, ProcessRun::Container))
+                .map(|(p, _)| {
+                    let images = binding
+                        .process(&p.name)
+                        .map(|d| d.container.clone())
+                        .unwrap_or_default();
+                    (p.name.clone(), images)
+                })
+                .collect(),
+            unresolved: runs
+                .iter()
+                .filter(|(_, run)| matches!(run, ProcessRun::Unresolved(_)))
+                .map(|(p, _)| p.name.clone())
+                .collect(),
+            inputs: closure_inputs(node, binding),
         }),
         resources: Vec::new(),
     };
     CompiledPackage::seal(files, closure)
+}
+
+/// Every path input the run reads that is not a plain local file: files of
+/// the pinned tree (bound by their digest), remote inputs Nextflow fetches
+/// (unpinned) and remote inputs pinned to a local copy.
+fn closure_inputs(node: &Node, binding: &SourceBinding) -> Vec<ClosureSourceInput> {
+    let mut out = Vec::new();
+    for spec in binding.params.iter().filter(|p| p.is_path()) {
+        if let Some(pin) = node.pinned_inputs.iter().find(|p| p.param == spec.name) {
+            out.push(ClosureSourceInput {
+                param: spec.name.clone(),
+                origin: ClosureInputOrigin::PinnedRemote {
+                    url: pin.url.clone(),
+                    path: pin.path.clone(),
+                    bytes: pin.bytes,
+                    digest: pin.digest.clone(),
+                },
+            });
+            continue;
+        }
+        let Some(value) = node
+            .params
+            .get(&spec.name)
+            .or(spec.default.as_ref())
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        match path_target(value) {
+            Ok(PathTarget::Bundled(path)) => {
+                if let Some(file) = binding.bundled_file(path) {
+                    out.push(ClosureSourceInput {
+                        param: spec.name.clone(),
+                        origin: ClosureInputOrigin::Bundled {
+                            path: file.path.clone(),
+                            bytes: file.bytes,
+                            digest: file.digest.clone(),
+                        },
+                    });
+                }
+            }
+            Ok(PathTarget::Remote(remote)) => out.push(ClosureSourceInput {
+                param: spec.name.clone(),
+                origin: ClosureInputOrigin::UnpinnedRemote {
+                    url: remote.url.to_owned(),
+                },
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Decides how each process runs and the Pixi environments that takes.
+fn plan_processes<'i>(
+    node: &Node,
+    binding: &SourceBinding,
+    inputs: &'i SourceInputs,
+) -> Result<(Vec<Environment>, ProcessRuns<'i>)> {
+    let mut environments: Vec<Environment> = Vec::new();
+    // Process index → environment index, filled once the names are final.
+    let mut planned: Vec<(&SourceProcessRun, Planned)> = Vec::new();
+    for process in &inputs.processes {
+        let declared = binding
+            .processes
+            .iter()
+            .find(|p| p.name == process.name && p.file == process.file);
+        if declared.is_some_and(|p| p.exec) {
+            continue;
+        }
+        let chosen = node
+            .process_environments
+            .iter()
+            .find(|e| e.process == process.name);
+        let plan = match (chosen.map(|c| &c.choice), declared) {
+            (Some(EnvironmentChoice::Container), _) => Planned::Container,
+            (Some(EnvironmentChoice::Conda { dependencies }), _) => {
+                let frozen = freeze(&EnvironmentSpec {
+                    file: &process.name,
+                    channels: &[],
+                    dependencies,
+                    pip: &[],
+                    text: None,
+                })
+                .map_err(|refusal| unfreezable(&refusal.to_string()))?;
+                environments.push(Environment {
+                    name: format!("user-{}", pixi_name(&process.name)),
+                    origin: format!(
+                        "the Conda specification given for {} in Somite",
+                        process.name
+                    ),
+                    frozen,
+                });
+                Planned::Pixi(environments.len() - 1)
+            }
+            (None, Some(declared)) if !declared.has_pixi_environment() => {
+                Planned::Unresolved(unresolved_reason(declared))
+            }
+            (None, _) => match &process.environment {
+                Some(file) => {
+                    let index = match environments.iter().position(|e| e.origin == *file) {
+                        Some(index) => index,
+                        None => {
+                            let env = inputs
+                                .environments
+                                .iter()
+                                .find(|e| e.file == *file)
+                                .ok_or_else(|| {
+                                    SomiteError::new(
+                                        ErrorCode::InvalidContract,
+                                        format!("cannot compile: the pipeline's `{file}` could not be read"),
+                                        "resolve the pipeline again; its tree is incomplete",
+                                    )
+                                })?;
+                            let frozen = freeze(&EnvironmentSpec {
+                                file,
+                                channels: &env.channels,
+                                dependencies: &env.dependencies,
+                                pip: &env.pip,
+                                text: None,
+                            })
+                            .map_err(|refusal| unfreezable(&refusal.to_string()))?;
+                            environments.push(Environment {
+                                name: environment_name(file),
+                                origin: file.clone(),
+                                frozen,
+                            });
+                            environments.len() - 1
+                        }
+                    };
+                    Planned::Pixi(index)
+                }
+                None => Planned::Unresolved(
+                    "it declares no Conda environment, only a container".to_owned(),
+                ),
+            },
+        };
+        planned.push((process, plan));
+    }
+    // Names are unique: two files in folders of the same name get the
+    // digest of their path appended.
+    let mut seen = std::collections::BTreeSet::new();
+    for env in &mut environments {
+        if !seen.insert(env.name.clone()) {
+            env.name = format!(
+                "{}-{}",
+                env.name,
+                &blake3::hash(env.origin.as_bytes()).to_hex()[..8]
+            );
+            seen.insert(env.name.clone());
+        }
+    }
+    let runs = planned
+        .into_iter()
+        .map(|(process, plan)| {
+            let run = match plan {
+                Planned::Pixi(index) => ProcessRun::Pixi(environments[index].name.clone()),
+                Planned::Container => ProcessRun::Container,
+                Planned::Unresolved(reason) => ProcessRun::Unresolved(reason),
+            };
+            (process, run)
+        })
+        .collect();
+    environments.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok((environments, runs))
+}
+/// Each process of the tree with how it runs.
+type ProcessRuns<'i> = Vec<(&'i SourceProcessRun, ProcessRun)>;
+
+/// A process's run before the environments have their final names.
+enum Planned {
+    Pixi(usize),
+    Container,
+    Unresolved(String),
+}
+
+/// Why a process the pipeline declares has no Pixi environment, for the
+/// message a task that reaches it fails with.
+fn unresolved_reason(process: &SourceProcess) -> String {
+    match &process.unfrozen {
+        Some(unfrozen) => format!("its Conda environment cannot be frozen ({unfrozen})"),
+        None => "it declares no Conda environment, only a container".to_owned(),
+    }
+}
+
+fn unfreezable(message: &str) -> SomiteError {
+    SomiteError::new(
+        ErrorCode::InvalidContract,
+        format!("cannot compile: {message}"),
+        "assess the workflow again: readiness lists the process with what can be done",
+    )
 }
 
 /// The source node as the one node of the run: every call of the pipeline
@@ -245,161 +475,81 @@ fn source_node_map(node_id: &str, binding: &SourceBinding, graph_revision: &str)
     }
 }
 
-/// One environment per distinct file declaring a process's environment, named
-/// after its folder, sorted by name.
-fn environments(inputs: &SourceInputs) -> Result<Vec<Environment<'_>>> {
-    let mut used: Vec<&str> = inputs
-        .processes
-        .iter()
-        .map(|p| p.environment.as_str())
-        .collect();
-    used.sort_unstable();
-    used.dedup();
-    let mut out: Vec<Environment<'_>> = Vec::new();
-    for file in used {
-        let env = inputs
-            .environments
-            .iter()
-            .find(|e| e.file == file)
-            .ok_or_else(|| {
-                SomiteError::new(
-                    ErrorCode::InvalidContract,
-                    format!("cannot compile: the pipeline's `{file}` could not be read"),
-                    "resolve the pipeline again; its tree is incomplete",
-                )
-            })?;
-        if !env.pip.is_empty() {
-            return Err(SomiteError::new(
-                ErrorCode::InvalidContract,
-                format!(
-                    "cannot compile: `{file}` installs pip packages, which Somite does not freeze"
-                ),
-                "use a pipeline release whose environments list only Conda packages",
-            ));
-        }
-        let mut packages = BTreeMap::new();
-        for spec in &env.dependencies {
-            let (name, pin) = parse_match_spec(spec).ok_or_else(|| {
-                SomiteError::new(
-                    ErrorCode::InvalidContract,
-                    format!("cannot compile: `{spec}` in `{file}` is not a Conda match spec Somite reads"),
-                    "use a pipeline release whose environments pin `channel::name=version`",
-                )
-            })?;
-            packages.insert(name, pin);
-        }
-        let mut name = environment_name(file);
-        if out.iter().any(|e| e.name == name) {
-            name = format!("{name}-{}", &blake3::hash(file.as_bytes()).to_hex()[..8]);
-        }
-        out.push(Environment {
-            name,
-            file,
-            packages,
-        });
-    }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
-}
-
-/// `modules/nf-core/fastqc/environment.yml` → `nf-core-fastqc`: a Pixi
-/// environment name (`[a-z0-9-]+`) a person recognises.
-fn environment_name(file: &str) -> String {
-    let dir = file.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let dir = dir.strip_prefix("modules/").unwrap_or(dir);
+/// `DEEPVARIANT_RUNDEEPVARIANT` → `deepvariant-rundeepvariant`: a Pixi
+/// environment name (`[a-z0-9-]+`).
+fn pixi_name(text: &str) -> String {
     let mut name = String::new();
-    for c in dir.chars() {
+    for c in text.chars() {
         let c = c.to_ascii_lowercase();
         let c = if c.is_ascii_alphanumeric() { c } else { '-' };
         if !(c == '-' && (name.is_empty() || name.ends_with('-'))) {
             name.push(c);
         }
     }
-    let name = name.trim_end_matches('-');
-    if name.is_empty() || name == "default" {
+    name.trim_end_matches('-').to_owned()
+}
+
+/// `modules/nf-core/fastqc/environment.yml` → `nf-core-fastqc`: the name a
+/// person recognises (`user-…` is kept for the environments users give).
+fn environment_name(file: &str) -> String {
+    let dir = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+    let name = pixi_name(dir.strip_prefix("modules/").unwrap_or(dir));
+    if name.is_empty() || name == "default" || name.starts_with("user-") {
         format!("env-{}", &blake3::hash(file.as_bytes()).to_hex()[..8])
     } else {
-        name.to_owned()
+        name
     }
 }
 
-/// Reads `[channel::]name[op version[=build]]` (the forms Conda
-/// `environment.yml` files use). `name=1.2` is Conda's fuzzy `1.2.*`.
-fn parse_match_spec(spec: &str) -> Option<(String, Pin)> {
-    let spec = spec.trim();
-    let (channel, rest) = match spec.split_once("::") {
-        Some((channel, rest)) => (Some(channel.to_owned()), rest),
-        None => (None, spec),
-    };
-    if let Some(channel) = &channel
-        && !CHANNELS.contains(&channel.as_str())
-    {
-        return None;
+/// A Conda pin as Pixi writes it in `pixi.toml`.
+fn pin_toml(pin: &CondaPin) -> String {
+    let mut fields = vec![format!("version = {}", toml_string(&pin.version))];
+    if let Some(build) = &pin.build {
+        fields.push(format!("build = {}", toml_string(build)));
     }
-    let end = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .unwrap_or(rest.len());
-    let (name, constraint) = rest.split_at(end);
-    if name.is_empty() || constraint.contains(char::is_whitespace) {
-        return None;
+    if let Some(channel) = &pin.channel {
+        fields.push(format!("channel = {}", toml_string(channel)));
     }
-    let (version, build) = if let Some(single) = constraint
-        .strip_prefix('=')
-        .filter(|_| !constraint.starts_with("=="))
-    {
-        let (version, build) = match single.split_once('=') {
-            Some((v, b)) => (v, Some(b.to_owned())),
-            None => (single, None),
-        };
-        if version.is_empty() {
-            return None;
-        }
-        let fuzzy = if version.ends_with('*') {
-            version.to_owned()
-        } else {
-            format!("{version}.*")
-        };
-        (fuzzy, build)
-    } else if constraint.is_empty() {
-        ("*".to_owned(), None)
-    } else {
-        (constraint.to_owned(), None)
-    };
-    Some((
-        name.to_ascii_lowercase(),
-        Pin {
-            version,
-            build,
-            channel,
-        },
-    ))
+    format!("{{ {} }}", fields.join(", "))
 }
 
-impl Pin {
-    fn toml(&self) -> String {
-        let mut fields = vec![format!("version = {}", toml_string(&self.version))];
-        if let Some(build) = &self.build {
-            fields.push(format!("build = {}", toml_string(build)));
-        }
-        if let Some(channel) = &self.channel {
-            fields.push(format!("channel = {}", toml_string(channel)));
-        }
-        format!("{{ {} }}", fields.join(", "))
+/// A PyPI pin as Pixi writes it in `pixi.toml`.
+fn pypi_toml(pin: &PypiPin) -> String {
+    if pin.extras.is_empty() {
+        return toml_string(&pin.version);
     }
+    let extras: Vec<String> = pin.extras.iter().map(|e| toml_string(e)).collect();
+    format!(
+        "{{ version = {}, extras = [{}] }}",
+        toml_string(&pin.version),
+        extras.join(", ")
+    )
+}
 
-    fn closure_text(&self) -> String {
-        let mut text = self.version.clone();
-        if let Some(build) = &self.build {
-            text = format!("{text} {build}");
-        }
-        match &self.channel {
-            Some(channel) => format!("{channel}::{text}"),
-            None => text,
-        }
+/// A Conda pin as the closure records it: `channel::version build`.
+fn closure_text(pin: &CondaPin) -> String {
+    let mut text = pin.version.clone();
+    if let Some(build) = &pin.build {
+        text = format!("{text} {build}");
+    }
+    match &pin.channel {
+        Some(channel) => format!("{channel}::{text}"),
+        None => text,
     }
 }
 
-fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<'_>]) -> String {
+/// The container engines a run may select for the processes that run in
+/// their declared containers.
+pub const CONTAINER_ENGINES: [&str; 4] = ["docker", "singularity", "apptainer", "podman"];
+/// The `containers` argument's value that selects no engine.
+const NO_CONTAINERS: &str = "none";
+
+fn pixi_toml(
+    binding: &SourceBinding,
+    graph_revision: &str,
+    envs: &[Environment],
+    containers: bool,
+) -> String {
     let list = |items: &[&str]| {
         let quoted: Vec<String> = items.iter().map(|s| toml_string(s)).collect();
         format!("[{}]", quoted.join(", "))
@@ -408,6 +558,22 @@ fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<
         .iter()
         .map(|e| format!(" --environment {}", e.name))
         .collect();
+    // With processes that run in their declared containers, the run also
+    // names the engine that runs them (`pixi run --frozen run local docker`).
+    let (profile, container_arg) = if containers {
+        let mut choices = vec![NO_CONTAINERS];
+        choices.extend(CONTAINER_ENGINES);
+        (
+            "{{ profile }}{% if containers != \"none\" %},{{ containers }}{% endif %}",
+            format!(
+                ", {{ arg = \"containers\", default = {}, choices = {} }}",
+                toml_string(NO_CONTAINERS),
+                list(&choices)
+            ),
+        )
+    } else {
+        ("{{ profile }}", String::new())
+    };
     let mut out = String::new();
     let _ = write!(
         out,
@@ -428,8 +594,8 @@ fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<
          cmd = {}\n\
          description = \"Install every process environment before the tasks start\"\n\n\
          [tasks.run]\n\
-         cmd = \"nextflow run {PIPELINE_DIR} -c {SOURCE_CONFIG} -params-file params.json -profile {{{{ profile }}}}\"\n\
-         args = [{{ arg = \"profile\", default = \"local\", choices = {} }}]\n\
+         cmd = {}\n\
+         args = [{{ arg = \"profile\", default = \"local\", choices = {} }}{container_arg}]\n\
          depends-on = [\"install-tools\"]\n\
          description = \"Run the pinned pipeline (profile: local by default)\"\n\n\
          # What Validate runs: Nextflow compiles the pipeline and resolves its DAG, no task runs.\n\
@@ -446,13 +612,40 @@ fn pixi_toml(binding: &SourceBinding, graph_revision: &str, envs: &[Environment<
         list(&PLATFORMS),
         toml_string(PIXI_REQUIREMENT),
         toml_string(&format!("pixi install --frozen{flags}")),
+        toml_string(&format!(
+            "nextflow run {PIPELINE_DIR} -c {SOURCE_CONFIG} -params-file params.json -profile {profile}"
+        )),
         list(&SOURCE_PROFILES),
     );
     for env in envs {
-        let _ = writeln!(out, "# {}", env.file);
+        // The origin is data from the pinned tree: quoted as a TOML string
+        // (control characters escaped), it cannot end the comment line.
+        let _ = writeln!(out, "# from {}", toml_string(&env.origin));
+        if !env.frozen.channels.is_empty() {
+            let mut channels: Vec<&str> = env.frozen.channels.iter().map(String::as_str).collect();
+            channels.extend(CHANNELS);
+            let _ = writeln!(
+                out,
+                "[feature.{}]\nchannels = {}\n",
+                env.name,
+                list(&channels)
+            );
+        }
         let _ = writeln!(out, "[feature.{}.dependencies]", env.name);
-        for (package, pin) in &env.packages {
-            let _ = writeln!(out, "{} = {}", toml_string(package), pin.toml());
+        for (package, pin) in &env.frozen.conda {
+            let _ = writeln!(out, "{} = {}", toml_string(package), pin_toml(pin));
+        }
+        if !env.frozen.pypi.is_empty() {
+            // Pixi resolves PyPI packages with the environment's own Python
+            // (its manual asks for `python` among the dependencies); an
+            // environment that lists only `pip` gets Python through it.
+            if !env.frozen.conda.contains_key("python") {
+                let _ = writeln!(out, "python = \"*\"");
+            }
+            let _ = writeln!(out, "\n[feature.{}.pypi-dependencies]", env.name);
+            for (package, pin) in &env.frozen.pypi {
+                let _ = writeln!(out, "{} = {}", toml_string(package), pypi_toml(pin));
+            }
         }
         out.push('\n');
     }
@@ -475,8 +668,8 @@ const MANIFEST_B64: &str = "java.util.Base64.getEncoder().encodeToString(project
 fn source_config(
     binding: &SourceBinding,
     graph_revision: &str,
-    processes: &[SourceProcessRun],
-    by_file: &BTreeMap<&str, &str>,
+    runs: &[(&SourceProcessRun, ProcessRun)],
+    containers: bool,
 ) -> String {
     let mut out = String::new();
     let _ = write!(
@@ -487,7 +680,8 @@ fn source_config(
          * Added with `-c` after {}'s own config ({}).\n \
          * Do not edit: change the workflow in Somite and compile again.\n \
          */\n\n\
-         // Every process runs in its own frozen Pixi environment, never in a container.\n\
+         // Every process runs in its own frozen Pixi environment, never in a container\n\
+         // (except those chosen to run in their declared container, under a profile below).\n\
          conda.enabled = false\n\
          docker.enabled = false\n\
          podman.enabled = false\n\
@@ -505,25 +699,51 @@ fn source_config(
          fields = {}\n\
          }}\n\n\
          // `pixi shell-hook --frozen` prints the activation of one environment of this\n\
-         // package's pixi.toml; each process evaluates its own before its script.\n\
+         // package's pixi.toml; each process evaluates its own before its script, and\n\
+         // `container = ''` keeps it out of any container an engine profile enables.\n\
          process {{\n",
         binding.repository,
         binding.commit,
         groovy_string(TRACE_FILE),
         groovy_string(&TRACE_FIELDS.join(",")),
     );
-    let mut processes: Vec<&SourceProcessRun> = processes.iter().collect();
-    processes.sort_by(|a, b| a.name.cmp(&b.name));
-    for p in processes {
-        let environment = by_file[p.environment.as_str()];
-        let selector = p.selectors.join("|");
-        let _ = write!(
-            out,
-            "    withName: {} {{\n        \
-             beforeScript = \"eval \\\"\\$(pixi shell-hook --frozen --manifest-path \\\"\\$(printf %s '${{{MANIFEST_B64}}}' | base64 -d)\\\" --environment {environment})\\\"\"\n    \
-             }}\n",
-            groovy_string(&selector),
-        );
+    let mut runs: Vec<&(&SourceProcessRun, ProcessRun)> = runs.iter().collect();
+    runs.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    for (process, run) in runs {
+        let selector = groovy_string(&process.selectors.join("|"));
+        match run {
+            ProcessRun::Pixi(environment) => {
+                let _ = write!(
+                    out,
+                    "    withName: {selector} {{\n        \
+                     beforeScript = \"eval \\\"\\$(pixi shell-hook --frozen --manifest-path \\\"\\$(printf %s '${{{MANIFEST_B64}}}' | base64 -d)\\\" --environment {environment})\\\"\"\n        \
+                     container = ''\n    \
+                     }}\n",
+                );
+            }
+            ProcessRun::Container => {
+                let _ = writeln!(
+                    out,
+                    "    // {}: runs in the container it declares; choose the engine when running.",
+                    process.name
+                );
+            }
+            ProcessRun::Unresolved(reason) => {
+                let message = format!(
+                    "Somite: {} has no Pixi environment: {reason}. The pipeline reached it with these parameters; give it an environment in Somite's readiness (a Conda specification, its declared container, or a catalog operator) and compile again.",
+                    process.name
+                );
+                let script = format!("printf '%s\\n' {} >&2; exit 1", bash_literal(&message));
+                let _ = write!(
+                    out,
+                    "    withName: {selector} {{\n        \
+                     beforeScript = {}\n        \
+                     container = ''\n    \
+                     }}\n",
+                    groovy_string(&script),
+                );
+            }
+        }
     }
     out.push_str(
         "}\n\n\
@@ -535,17 +755,34 @@ fn source_config(
          // Choose the partition with `process.queue`; this folder and `pixi` must be\n        \
          // reachable from every compute node.\n        \
          process.executor = 'slurm'\n    \
-         }\n\
          }\n",
     );
+    if containers {
+        for engine in CONTAINER_ENGINES {
+            let _ = write!(
+                out,
+                "    {engine} {{\n        {engine}.enabled = true\n    }}\n"
+            );
+        }
+    }
+    out.push_str("}\n");
     out
 }
 
-fn readme(binding: &SourceBinding) -> String {
+fn readme(binding: &SourceBinding, containers: bool) -> String {
     let pinned = match (&binding.release, &binding.git_ref) {
         (Some(release), _) => format!("release {release}"),
         (None, Some(r)) => format!("ref `{r}`"),
         (None, None) => "a commit".to_owned(),
+    };
+    let engines = if containers {
+        format!(
+            "\nSome processes run in the container the pipeline declares for them: name the\n\
+             engine after the profile, `pixi run --frozen run local docker` (one of {}).\n",
+            CONTAINER_ENGINES.join(", ")
+        )
+    } else {
+        String::new()
     };
     format!(
         "# {name}\n\n\
@@ -559,7 +796,7 @@ fn readme(binding: &SourceBinding) -> String {
          Run it with `pixi run --frozen run` (profile `local`) or\n\
          `pixi run --frozen run slurm`. `pixi run --frozen {PREVIEW_TASK}` is what Somite's\n\
          Validate runs: Nextflow's `-preview` parses the pipeline and resolves its DAG,\n\
-         offline, without running any task.\n",
+         offline, without running any task.\n{engines}",
         name = binding.name,
         repository = binding.repository,
         commit = binding.commit,
@@ -572,27 +809,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn match_specs_read_as_pixi_pins() {
-        let (name, pin) = parse_match_spec("bioconda::fastqc=0.12.1").unwrap();
-        assert_eq!(name, "fastqc");
-        assert_eq!(
-            pin.toml(),
-            r#"{ version = "0.12.1.*", channel = "bioconda" }"#
-        );
-        let (_, pin) = parse_match_spec("conda-forge::python=3.9=h1_0").unwrap();
-        assert_eq!(
-            pin.toml(),
-            r#"{ version = "3.9.*", build = "h1_0", channel = "conda-forge" }"#
-        );
-        let (_, pin) = parse_match_spec("multiqc==1.25.1").unwrap();
-        assert_eq!(pin.toml(), r#"{ version = "==1.25.1" }"#);
-        let (_, pin) = parse_match_spec("sed").unwrap();
-        assert_eq!(pin.version, "*");
-        assert!(parse_match_spec("defaults::zlib=1").is_none());
-        assert!(parse_match_spec("bad spec").is_none());
-    }
-
-    #[test]
     fn environment_names_follow_the_module_folder() {
         assert_eq!(
             environment_name("modules/nf-core/fastqc/environment.yml"),
@@ -603,5 +819,10 @@ mod tests {
             "local-sra-ids-to-runinfo"
         );
         assert!(environment_name("environment.yml").starts_with("env-"));
+        assert!(environment_name("modules/user-x/environment.yml").starts_with("env-"));
+        assert_eq!(
+            pixi_name("DEEPVARIANT_RUNDEEPVARIANT"),
+            "deepvariant-rundeepvariant"
+        );
     }
 }
