@@ -11,6 +11,7 @@ mod attach;
 mod compile;
 mod crash;
 mod export;
+mod pipelines;
 mod pixi_schema;
 mod source;
 mod transactions;

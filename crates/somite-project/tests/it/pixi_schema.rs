@@ -29,13 +29,13 @@ fn pixi_schema() -> (boon::Schemas, boon::SchemaIndex) {
 }
 
 /// The package's `pixi.toml` as the JSON its schema describes.
-fn manifest(package: &CompiledPackage) -> serde_json::Value {
+pub(crate) fn manifest(package: &CompiledPackage) -> serde_json::Value {
     let text = std::str::from_utf8(&package.file("pixi.toml").unwrap().bytes).unwrap();
     let parsed: toml::Value = toml::from_str(text).unwrap();
     serde_json::to_value(parsed).unwrap()
 }
 
-fn assert_valid(name: &str, manifest: &serde_json::Value) {
+pub(crate) fn assert_valid(name: &str, manifest: &serde_json::Value) {
     let (schemas, index) = pixi_schema();
     if let Err(error) = schemas.validate(manifest, index) {
         panic!("{name}'s pixi.toml violates Pixi's manifest schema: {error:#}\n{manifest:#}");
