@@ -137,6 +137,9 @@ code_group! {
         SourceTampered => "source_tampered",
         /// No stored source for this commit.
         SourceNotFound => "source_not_found",
+        /// A project's pinned source is not in this machine's store and
+        /// cannot be fetched again now (offline, or the provider refused).
+        SourceUnavailable => "source_unavailable",
         /// The pipeline reaches more files or bytes than the outline reads.
         OutlineLimitExceeded => "outline_limit_exceeded",
     }

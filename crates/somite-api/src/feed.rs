@@ -49,11 +49,14 @@ pub enum FeedKind {
     Workshop,
     /// A managed resource's install job: state, bytes, rate and ETA.
     Resource,
+    /// A project's pinned pipeline source being fetched again onto this
+    /// machine: `fetching`, then `fetched` or `failed`.
+    Source,
 }
 
 impl FeedKind {
     /// Every kind, for documentation and exhaustive tests.
-    pub const ALL: [FeedKind; 7] = [
+    pub const ALL: [FeedKind; 8] = [
         FeedKind::Transaction,
         FeedKind::Rebind,
         FeedKind::Compile,
@@ -61,6 +64,7 @@ impl FeedKind {
         FeedKind::Agent,
         FeedKind::Workshop,
         FeedKind::Resource,
+        FeedKind::Source,
     ];
 
     /// The wire name.
@@ -73,6 +77,7 @@ impl FeedKind {
             FeedKind::Agent => "agent",
             FeedKind::Workshop => "workshop",
             FeedKind::Resource => "resource",
+            FeedKind::Source => "source",
         }
     }
 }

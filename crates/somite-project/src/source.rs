@@ -337,6 +337,25 @@ pub fn check_paths_exist(
     Ok(())
 }
 
+/// The node's pinned tree, fetched again when this machine's store lacks it
+/// (see [`SourceStore::ensure`]): the project names its source by commit and
+/// tree digest, so it opens anywhere.
+pub async fn ensure_pinned(
+    store: &SourceStore,
+    binding: &SourceBinding,
+) -> Result<VerifiedSource, somite_api::Error> {
+    let repository: somite_source::Repository = binding
+        .repository
+        .parse()
+        .map_err(somite_api::Error::from)?;
+    let commit: CommitSha = binding.commit.parse().map_err(somite_api::Error::from)?;
+    let digest: TreeDigest = binding
+        .tree_digest
+        .parse()
+        .map_err(somite_api::Error::from)?;
+    Ok(store.ensure(&repository, &commit, &digest).await?)
+}
+
 /// Opens the node's pinned tree (its digest checked again now) and outlines it.
 pub fn verified_outline(
     store: &SourceStore,

@@ -71,6 +71,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             SourceCode::ProviderUnavailable | SourceCode::ProviderResponseInvalid => {
                 StatusCode::BAD_GATEWAY
             }
+            // The project's source cannot be fetched again right now.
+            SourceCode::SourceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             SourceCode::ArchiveTooLarge
             | SourceCode::UnsafeArchive
             | SourceCode::NotANextflowRepository

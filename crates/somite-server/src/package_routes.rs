@@ -10,6 +10,7 @@
 use crate::api_error::ApiError;
 use crate::body::JsonBody;
 use crate::capability::CapabilityId;
+use crate::source_routes::ensure_source_tree_to_compile;
 use crate::state::{AppState, EditSource, blocking};
 use axum::Extension;
 use axum::Json;
@@ -54,6 +55,7 @@ pub async fn compile(
     State(state): State<Arc<AppState>>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Result<Json<CompileSummary>, ApiError> {
+    ensure_source_tree_to_compile(&state).await?;
     blocking(&state, |s| {
         let (_, summary) = compile_current(s)?;
         announce(s, &EditSource::Human, &summary);
@@ -68,6 +70,7 @@ pub async fn agent_compile(
     Extension(capability): Extension<CapabilityId>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Result<Json<AttachedCompile>, ApiError> {
+    ensure_source_tree_to_compile(&state).await?;
     blocking(&state, move |s| {
         let (outcome, summary) = compile_current(s)?;
         announce(s, &EditSource::Agent { activity: None }, &summary);
@@ -93,6 +96,7 @@ pub async fn export(
     State(state): State<Arc<AppState>>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Result<Response, ApiError> {
+    ensure_source_tree_to_compile(&state).await?;
     let (name, bytes) = blocking(&state, |s| {
         let project = s.project();
         // The archive is written (atomically) to a private scratch folder,

@@ -11,6 +11,7 @@ use crate::api_error::ApiError;
 use crate::body::JsonBody;
 use crate::package_routes::NoOptions;
 use crate::routes::QueryParams;
+use crate::source_routes::ensure_source_tree_to_compile;
 use crate::state::{AppState, blocking};
 use axum::Json;
 use axum::extract::{Path, State};
@@ -55,6 +56,7 @@ pub async fn start_run(
     State(state): State<Arc<AppState>>,
     JsonBody(request): JsonBody<RunRequest>,
 ) -> Result<(StatusCode, Json<RunStarted>), ApiError> {
+    ensure_source_tree_to_compile(&state).await?;
     blocking(&state, move |s| {
         s.runner
             .start_run(&s.project(), &request)
@@ -68,6 +70,7 @@ pub async fn start_validation(
     State(state): State<Arc<AppState>>,
     JsonBody(request): JsonBody<ValidationRequest>,
 ) -> Result<(StatusCode, Json<RunStarted>), ApiError> {
+    ensure_source_tree_to_compile(&state).await?;
     blocking(&state, move |s| {
         s.runner
             .start_validation(&s.project(), &request)

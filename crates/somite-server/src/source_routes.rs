@@ -18,10 +18,12 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
+use somite_api::FeedKind;
 use somite_outline::Outline;
 use somite_project::source::{
-    DEFAULT_POSITION, SourceEditRequest, SourcePromoteRequest, invocations_of, outline_pinned,
-    place_transaction, verified_outline,
+    DEFAULT_POSITION, SourceEditRequest, SourcePromoteRequest, ensure_pinned, invocations_of,
+    outline_pinned, place_transaction, verified_outline,
 };
 use somite_project::views::{InvocationView, TransactionReply};
 use somite_source::{NfCoreSearchPage, PinnedSource, SourceStore};
@@ -181,10 +183,66 @@ async fn place(
         .map(Json)
 }
 
+/// Makes sure the tree the project's source node pins is on this machine
+/// before anything reads it, fetching that exact commit again where the
+/// store lacks it (announced on the feed as `source` events, so the web
+/// shows the fetch). Offline, it is `source_unavailable` with the commit;
+/// the canvas, parameters and readiness need no tree and keep working.
+pub(crate) async fn ensure_source_tree(state: &Arc<AppState>) -> Result<(), ApiError> {
+    let binding = {
+        let project = state.project();
+        match project.document().source_node().and_then(|n| n.source()) {
+            Some(binding) => binding.clone(),
+            None => return Ok(()),
+        }
+    };
+    let store = store(state)?;
+    let held = binding
+        .commit
+        .parse()
+        .is_ok_and(|commit| store.holds(&commit));
+    if held {
+        return Ok(());
+    }
+    let event = |phase: &str, error: Option<&somite_api::Error>| {
+        state.feed.publish(
+            FeedKind::Source,
+            json!({"repository": binding.repository, "commit": binding.commit,
+                   "phase": phase, "error": error}),
+        );
+    };
+    event("fetching", None);
+    match ensure_pinned(&store, &binding).await {
+        Ok(_) => {
+            event("fetched", None);
+            Ok(())
+        }
+        Err(error) => {
+            event("failed", Some(&error));
+            Err(ApiError::from(error))
+        }
+    }
+}
+
+/// [`ensure_source_tree`] for what compiles: only a ready workflow is worth
+/// a fetch (a blocked one is refused before its tree is read, as ever).
+pub(crate) async fn ensure_source_tree_to_compile(state: &Arc<AppState>) -> Result<(), ApiError> {
+    let ready = {
+        let project = state.project();
+        project.document().source_node().is_some() && project.assess_graph().is_ready()
+    };
+    if ready {
+        ensure_source_tree(state).await
+    } else {
+        Ok(())
+    }
+}
+
 pub async fn outline(
     State(state): State<Arc<AppState>>,
     Path(node_id): Path<String>,
 ) -> Result<Json<SourceOutline>, ApiError> {
+    ensure_source_tree(&state).await?;
     let (binding, replacements) = {
         let project = state.project();
         let node = project

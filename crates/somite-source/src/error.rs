@@ -124,6 +124,17 @@ pub enum SourceError {
     #[error("no stored source for commit {commit}")]
     SourceNotFound { commit: CommitSha },
 
+    /// The store lacks the pinned tree and fetching that exact commit again
+    /// failed: the project still opens, but what reads the tree waits.
+    #[error(
+        "the pinned source {repository} at commit {commit} is not on this machine and cannot be fetched now: {reason}"
+    )]
+    SourceUnavailable {
+        repository: Repository,
+        commit: CommitSha,
+        reason: String,
+    },
+
     /// Neither `XDG_CACHE_HOME` nor `HOME` names a cache folder.
     #[error("no user cache folder: set XDG_CACHE_HOME or HOME")]
     NoCacheDir,
@@ -170,6 +181,7 @@ impl SourceError {
             SourceError::NotANextflowRepository { .. } => SourceCode::NotANextflowRepository.into(),
             SourceError::SourceTampered { .. } => SourceCode::SourceTampered.into(),
             SourceError::SourceNotFound { .. } => SourceCode::SourceNotFound.into(),
+            SourceError::SourceUnavailable { .. } => SourceCode::SourceUnavailable.into(),
             SourceError::NoCacheDir | SourceError::Io { .. } => DomainCode::Io.into(),
         }
     }
@@ -226,6 +238,7 @@ impl SourceError {
             SourceError::SourceNotFound { .. } => {
                 "resolve the source again to fetch it into the store".into()
             }
+            SourceError::SourceUnavailable { .. } => "connect to the network and try again: Somite fetches that exact commit and checks its tree digest before using it; the canvas, parameters and readiness work meanwhile".into(),
             SourceError::NoCacheDir => "set XDG_CACHE_HOME or HOME to a writable folder".into(),
             SourceError::Io { path, .. } => format!(
                 "check that {} is on a writable disk with free space",
@@ -245,6 +258,9 @@ impl SourceError {
                 Some(json!({ "provider": provider }))
             }
             SourceError::ReleaseNotFound { known, .. } => Some(json!({ "known_releases": known })),
+            SourceError::SourceUnavailable {
+                repository, commit, ..
+            } => Some(json!({ "repository": repository, "commit": commit })),
             SourceError::SourceTampered {
                 expected, actual, ..
             } => Some(json!({ "expected_tree_digest": expected, "actual_tree_digest": actual })),

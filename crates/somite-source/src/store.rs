@@ -287,6 +287,71 @@ impl SourceStore {
         .expect("extraction does not panic")
     }
 
+    /// The verified tree a project pinned: `commit` of `repository` with
+    /// tree digest `expected`. Where the store lacks it (a project opened on
+    /// another machine, by another user, after the cache was cleared), that
+    /// exact commit is fetched again and its digest checked before it is
+    /// published, so a provider serving another tree for the commit is
+    /// `source_tampered` and nothing is kept; a failed fetch is
+    /// `source_unavailable` with the commit.
+    pub async fn ensure(
+        &self,
+        repository: &Repository,
+        commit: &CommitSha,
+        expected: &TreeDigest,
+    ) -> Result<VerifiedSource> {
+        if self.holds(commit) {
+            return self
+                .open_blocking(commit.clone(), Some(expected.clone()))
+                .await;
+        }
+        let unavailable = |error: SourceError| match error {
+            SourceError::ProviderUnavailable { .. }
+            | SourceError::RateLimited { .. }
+            | SourceError::ProviderResponseInvalid { .. }
+            | SourceError::RepositoryNotFound { .. }
+            | SourceError::RefNotFound { .. } => SourceError::SourceUnavailable {
+                repository: repository.clone(),
+                commit: commit.clone(),
+                reason: error.to_string(),
+            },
+            other => other,
+        };
+        let work = self.work_dir()?;
+        let archive_path = work.path().join(ARCHIVE_FILE);
+        self.github
+            .download(repository, commit, &archive_path)
+            .await
+            .map_err(unavailable)?;
+        let (store, repository, commit, expected) = (
+            self.clone(),
+            repository.clone(),
+            commit.clone(),
+            expected.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let record = unpack(
+                work.path(),
+                &archive_path,
+                &repository,
+                &commit,
+                &store.config.limits,
+            )?;
+            if record.tree_digest != expected {
+                return Err(SourceError::SourceTampered {
+                    path: store.commit_dir(&commit),
+                    commit,
+                    expected: expected.to_string(),
+                    actual: record.tree_digest.to_string(),
+                });
+            }
+            fs::remove_file(&archive_path).map_err(|e| SourceError::io(&archive_path, e))?;
+            store.publish(work, record)
+        })
+        .await
+        .expect("extraction does not panic")
+    }
+
     /// Stores a tarball obtained another way (a copy carried to a machine
     /// without network, an archive a test built) as `repository` at
     /// `commit`, with every check a download gets. Like [`fetch`](Self::fetch),
@@ -311,7 +376,9 @@ impl SourceStore {
         self.publish(work, record)
     }
 
-    fn holds(&self, commit: &CommitSha) -> bool {
+    /// Whether the store has a folder for `commit` (verified only by
+    /// [`open`](Self::open)).
+    pub fn holds(&self, commit: &CommitSha) -> bool {
         fs::symlink_metadata(self.commit_dir(commit)).is_ok()
     }
 

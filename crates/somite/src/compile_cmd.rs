@@ -12,7 +12,9 @@ use crate::failure::Failure;
 use clap::Args;
 use serde::Serialize;
 use somite_project::compiled::{self, CompileOutcome, CompileSummary, Toolchain};
+use somite_project::source::ensure_pinned;
 use somite_project::{Project, Seed, export};
+use somite_source::SourceStore;
 use somite_workflow::SomiteError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,10 +75,49 @@ fn human_compile(report: &CompileSummary) -> String {
     text
 }
 
+/// Fetches the project's pinned pipeline source again when this machine's
+/// store lacks it, as `somite serve` does before it compiles: only a ready
+/// source workflow is worth the fetch. Offline, the refusal is
+/// `source_unavailable` with the commit.
+fn ensure_source(project: &Project, json: bool) -> anyhow::Result<()> {
+    let document = project.document();
+    let Some(binding) = document.source_node().and_then(|n| n.source()) else {
+        return Ok(());
+    };
+    if !project.assess_graph().is_ready() {
+        return Ok(());
+    }
+    let store = SourceStore::from_env()
+        .map_err(|e| Failure::envelope(&somite_api::Error::from(e)).json(json))?;
+    if binding
+        .commit
+        .parse()
+        .is_ok_and(|commit| store.holds(&commit))
+    {
+        return Ok(());
+    }
+    if !json {
+        eprintln!(
+            "fetching {} at commit {} (not on this machine yet)…",
+            binding.repository,
+            &binding.commit[..7]
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime
+        .block_on(ensure_pinned(&store, binding))
+        .map_err(|e| Failure::envelope(&e).json(json))?;
+    Ok(())
+}
+
 pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
-    let result = Project::read(&args.project, Seed::Empty)
-        .map(crate::commands::with_resources)
-        .and_then(|project| compiled::compile(&project, &Toolchain::from_env()?));
+    let project = Project::read(&args.project, Seed::Empty).map(crate::commands::with_resources);
+    if let Ok(project) = &project {
+        ensure_source(project, args.json)?;
+    }
+    let result = project.and_then(|project| compiled::compile(&project, &Toolchain::from_env()?));
     finish(args.json, result, |outcome| {
         let report = report(outcome);
         Ok((
@@ -87,9 +128,12 @@ pub fn compile(args: CompileArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn export(args: ExportArgs) -> anyhow::Result<ExitCode> {
-    let result = Project::read(&args.project, Seed::Empty)
-        .map(crate::commands::with_resources)
-        .and_then(|project| export::export(&project, &Toolchain::from_env()?, &args.out));
+    let project = Project::read(&args.project, Seed::Empty).map(crate::commands::with_resources);
+    if let Ok(project) = &project {
+        ensure_source(project, args.json)?;
+    }
+    let result =
+        project.and_then(|project| export::export(&project, &Toolchain::from_env()?, &args.out));
     finish(args.json, result, |outcome| {
         let report = ExportReport {
             path: outcome.path.display().to_string(),

@@ -550,3 +550,141 @@ async fn validate_on_a_source_workflow_records_preview_evidence_from_web_and_mcp
     }
     client.cancel().await.unwrap();
 }
+
+/// Runs `somite ARGS` against the stand-in with `cache` as the user cache.
+async fn somite_with_cache(fixture: &Fixture, cache: &std::path::Path, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_somite"));
+    command
+        .args(args)
+        .env(
+            somite_api::EnvVars::SOMITE_NFCORE_PIPELINES_URL,
+            format!("{}/pipelines.json", fixture.standin.base),
+        )
+        .env(
+            somite_api::EnvVars::SOMITE_GITHUB_API_URL,
+            &fixture.standin.base,
+        )
+        .env(somite_api::EnvVars::XDG_CACHE_HOME, cache)
+        .env_remove(somite_api::EnvVars::GITHUB_TOKEN);
+    tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_project_fetches_its_pinned_source_again_where_the_cache_lacks_it() {
+    let fixture = Fixture::start().await;
+    assert!(
+        fixture
+            .resolve(&["nf-core/demo@1.0.1"])
+            .await
+            .status
+            .success()
+    );
+    let folder = fixture.project.path();
+    std::fs::write(folder.join("samplesheet.csv"), "sample,fastq_1,fastq_2\n").unwrap();
+    {
+        let mut project =
+            somite_project::Project::open(folder, somite_project::Seed::Empty).unwrap();
+        let txn: somite_workflow::transaction::GraphTransaction = serde_json::from_value(json!({
+            "base_state_revision": project.state_revision(),
+            "idempotency_key": "ready-0001",
+            "summary": "ready",
+            "operations": [
+                {"op": "set_param", "node_id": "source", "param": "input", "value": "samplesheet.csv"},
+                {"op": "set_param", "node_id": "source", "param": "outdir", "value": "results"},
+            ],
+        }))
+        .unwrap();
+        project.apply_transaction(&txn).unwrap();
+    }
+    let project = folder.to_str().unwrap();
+    let downloads = || fixture.standin.count("GET /repos/nf-core/demo/tarball");
+    let before = downloads();
+
+    // Another machine (an empty cache): the exact commit is fetched again,
+    // its tree digest checked, and the package compiles.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = somite_with_cache(
+        &fixture,
+        elsewhere.path(),
+        &["compile", "--project", project, "--json"],
+    )
+    .await;
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(downloads(), before + 1);
+    // Now it is there: compiling again fetches nothing.
+    let out = somite_with_cache(
+        &fixture,
+        elsewhere.path(),
+        &["compile", "--project", project, "--json"],
+    )
+    .await;
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(downloads(), before + 1);
+
+    // Offline (the provider no longer serves it) on a third machine: the
+    // compile says so with the commit, and readiness still answers.
+    fixture.standin.with(|b| b.archives.clear());
+    let offline = tempfile::tempdir().unwrap();
+    let out = somite_with_cache(
+        &fixture,
+        offline.path(),
+        &["compile", "--project", project, "--json"],
+    )
+    .await;
+    let envelope = assert_refused(&out, "source_unavailable");
+    assert_eq!(envelope["details"]["commit"], DEMO_1_0_1);
+    assert!(
+        !envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains(offline.path().to_str().unwrap())
+    );
+    let out = somite_with_cache(
+        &fixture,
+        offline.path(),
+        &["assess", "--project", project, "--json"],
+    )
+    .await;
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json_of(&out)["state"], "ready");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pipeline_whose_default_carries_credentials_is_refused_and_nothing_is_placed() {
+    use crate::standin::{Entry, tarball_of};
+    let fixture = Fixture::start().await;
+    let commit = "1111111111111111111111111111111111111111";
+    let main = "nf-core-demo-1111111/main.nf";
+    let schema_path = "nf-core-demo-1111111/nextflow_schema.json";
+    let schema = r##"{"$defs": {"input_output_options": {"properties": {
+        "genome": {"type": "string", "format": "file-path",
+                   "default": "https://alice:hunter2@example.org/genome.fa"}}}},
+        "allOf": [{"$ref": "#/$defs/input_output_options"}]}"##;
+    let archive = tarball_of(&[
+        Entry::File(main, b"workflow { }\n"),
+        Entry::File(schema_path, schema.as_bytes()),
+    ]);
+    fixture
+        .standin
+        .serve_archive("nf-core/demo", commit, archive);
+    fixture.standin.with(|b| {
+        b.refs
+            .insert(("nf-core/demo".into(), commit.into()), commit.into())
+    });
+    let out = fixture
+        .resolve(&["github", &format!("nf-core/demo@{commit}")])
+        .await;
+    let envelope = assert_refused(&out, "url_credentials");
+    let shown = envelope.to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !shown.contains("hunter2") && !shown.contains("alice"),
+        "{shown}"
+    );
+    assert_eq!(envelope["details"]["param"], "genome");
+    assert_eq!(
+        std::fs::read_dir(fixture.project.path()).unwrap().count(),
+        0
+    );
+}
