@@ -21,6 +21,10 @@ pub const MAX_CANDIDATE_BYTES: usize = 64 * 1024;
 /// The most operator candidates one project keeps at once.
 pub const MAX_CANDIDATES: usize = 32;
 
+/// The largest remote input Somite pins (downloads once and digests): the
+/// biggest reference files nf-core defaults name are tens of GiB.
+pub const MAX_PINNED_INPUT_BYTES: u64 = 64 << 30;
+
 /// How long the runtime keeps an idle HTTP connection open for a client's
 /// next request. A client that pools connections to the runtime (the MCP
 /// adapter) drops its idle ones after [`RUNTIME_POOL_IDLE`], well before,

@@ -21,7 +21,7 @@ use somite_workflow::Revision;
 use somite_workflow::compile::{PackageFile, SourceEnvironment, SourceInputs, SourceProcessRun};
 use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::source::{
-    BundledFile, EnvironmentChoice, InvocationPort, InvocationPortRef, SourceBinding,
+    BundledFile, EnvironmentChoice, InvocationPort, InvocationPortRef, PinnedInput, SourceBinding,
     SourceInvocation, SourceParam, SourceParamType, SourceProcess, SourceProvider,
     UnfrozenEnvironment, infer_port_type,
 };
@@ -610,6 +610,93 @@ impl SourceEditRequest {
             idempotency_key: self.idempotency_key,
             summary,
             operations,
+        }
+    }
+}
+
+/// The folder of the project pinned remote inputs are copied into, each
+/// under the first 16 hex digits of its digest.
+pub const PINNED_INPUTS_DIR: &str = "inputs/remote";
+
+/// The body of `POST /api/source/nodes/{id}/pin` and `somite source pin`:
+/// the remote input parameter to download once and pin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SourcePinRequest {
+    pub base_state_revision: String,
+    pub idempotency_key: String,
+    /// A path parameter whose value is an http(s) URL.
+    pub param: String,
+}
+
+/// The URL `param` of source node `node_id` names now, when it is one
+/// Somite can pin (an http(s) file); else why not.
+pub fn pinnable_url(
+    doc: &WorkflowDocument,
+    node_id: &str,
+    param: &str,
+) -> Result<String, SomiteError> {
+    let binding = doc.node(node_id).and_then(|n| n.source()).ok_or_else(|| {
+        SomiteError::new(
+            ErrorCode::NotASourceNode,
+            format!("`{node_id}` is not a source node"),
+            "pin an input of the workflow.source node",
+        )
+    })?;
+    let spec = binding.param(param).ok_or_else(|| {
+        SomiteError::new(
+            ErrorCode::UnknownParam,
+            format!("{} has no parameter `{param}`", binding.repository),
+            "read the node's parameters and use one of their names",
+        )
+    })?;
+    let node = doc.node(node_id).expect("found above");
+    let value = node
+        .params
+        .get(param)
+        .or(spec.default.as_ref())
+        .and_then(Value::as_str);
+    match value.map(path_target) {
+        Some(Ok(PathTarget::Remote(remote)))
+            if spec.is_path() && spec.format.as_deref() != Some("directory-path") && remote.pinnable() =>
+        {
+            Ok(remote.url.to_owned())
+        }
+        _ => Err(SomiteError::new(
+            ErrorCode::InvalidRequest,
+            format!("`{param}` does not name an http(s) file Somite can pin"),
+            "pin a file parameter whose value is an http(s) URL (readiness lists them as remote inputs)",
+        )
+        .with_detail("param", param)),
+    }
+}
+
+impl SourcePinRequest {
+    /// The transaction recording the downloaded copy at `path` (relative to
+    /// the project folder) of `url` as the value of the parameter.
+    pub fn transaction(
+        self,
+        node_id: &str,
+        url: String,
+        path: String,
+        bytes: u64,
+        digest: Revision,
+    ) -> GraphTransaction {
+        GraphTransaction {
+            base_state_revision: self.base_state_revision,
+            idempotency_key: self.idempotency_key,
+            summary: format!("Pin {} to a downloaded copy", self.param),
+            operations: vec![Operation::PinInput {
+                node_id: node_id.to_owned(),
+                pin: PinnedInput {
+                    param: self.param,
+                    url,
+                    path,
+                    bytes,
+                    digest,
+                },
+            }],
         }
     }
 }

@@ -87,6 +87,8 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .route("/activity", get(routes::activity))
         .route("/activity/stream", get(sse::stream))
         .route("/compile", post(package_routes::compile))
+        // Downloads what a pipeline names: a person's act, not the agent's.
+        .route("/source/nodes/{id}/pin", post(source_routes::pin))
         .route("/export", post(package_routes::export))
         .route("/runs", post(run_routes::start_run))
         .route("/validations", post(run_routes::start_validation))

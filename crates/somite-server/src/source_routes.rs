@@ -22,8 +22,9 @@ use serde_json::json;
 use somite_api::FeedKind;
 use somite_outline::Outline;
 use somite_project::source::{
-    DEFAULT_POSITION, SourceEditRequest, SourcePromoteRequest, ensure_pinned, invocations_of,
-    outline_pinned, place_transaction, verified_outline,
+    DEFAULT_POSITION, PINNED_INPUTS_DIR, SourceEditRequest, SourcePinRequest, SourcePromoteRequest,
+    ensure_pinned, invocations_of, outline_pinned, pinnable_url, place_transaction,
+    verified_outline,
 };
 use somite_project::views::{InvocationView, TransactionReply};
 use somite_source::{NfCoreSearchPage, PinnedSource, SourceStore};
@@ -306,6 +307,52 @@ pub async fn edit(
     JsonBody(body): JsonBody<SourceEditRequest>,
 ) -> Result<Json<TransactionReply>, ApiError> {
     let txn = body.transaction(&node_id);
+    let source = edit_source(&headers);
+    blocking(&state, move |s| s.apply(&txn, source))
+        .await
+        .map(Json)
+}
+
+/// `POST /api/source/nodes/{id}/pin`: downloads the remote input a parameter
+/// names once, records its size and BLAKE3, and sets the parameter to the
+/// copy in the project (one transaction, so compare-and-swap and replay hold).
+/// A stale base is refused before anything is downloaded.
+pub async fn pin(
+    State(state): State<Arc<AppState>>,
+    Path(node_id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<SourcePinRequest>,
+) -> Result<Json<TransactionReply>, ApiError> {
+    let (url, root) = {
+        let project = state.project();
+        if project.state_revision().as_str() != body.base_state_revision {
+            return Err(ApiError::from(SomiteError::new(
+                ErrorCode::StaleRevision,
+                "the workflow changed since base_state_revision was read",
+                "read the workflow again, then pin on the current state_revision",
+            )));
+        }
+        (
+            pinnable_url(project.document(), &node_id, &body.param)?,
+            project.layout().root().to_path_buf(),
+        )
+    };
+    let config = store(&state)?.config().clone();
+    let download = somite_source::remote::download_pinned(
+        &config,
+        &url,
+        &root.join(PINNED_INPUTS_DIR),
+        somite_api::limits::MAX_PINNED_INPUT_BYTES,
+    )
+    .await
+    .map_err(|e| ApiError::from(somite_api::Error::from(e)))?;
+    let relative = download
+        .path
+        .strip_prefix(&root)
+        .unwrap_or(&download.path)
+        .to_string_lossy()
+        .into_owned();
+    let txn = body.transaction(&node_id, url, relative, download.bytes, download.digest);
     let source = edit_source(&headers);
     blocking(&state, move |s| s.apply(&txn, source))
         .await

@@ -27,6 +27,9 @@ pub enum Provider {
     /// The GitHub REST API and its tarball downloads.
     #[serde(rename = "github")]
     GitHub,
+    /// The location a pipeline's remote input names, when Somite pins it.
+    #[serde(rename = "remote")]
+    Remote,
 }
 
 impl fmt::Display for Provider {
@@ -34,6 +37,7 @@ impl fmt::Display for Provider {
         f.write_str(match self {
             Provider::NfCore => "the nf-core catalog",
             Provider::GitHub => "GitHub",
+            Provider::Remote => "the remote location",
         })
     }
 }
@@ -219,6 +223,10 @@ impl SourceError {
             SourceError::ProviderUnavailable { .. } => {
                 "check the network connection and try again".into()
             }
+            SourceError::ProviderResponseInvalid {
+                provider: Provider::Remote,
+                ..
+            } => "try again later; the location answered badly (nothing was kept), or choose a local copy of the file".into(),
             SourceError::ProviderResponseInvalid { .. } => {
                 "try again later; if it persists, check SOMITE_NFCORE_PIPELINES_URL and SOMITE_GITHUB_API_URL point at the real services".into()
             }

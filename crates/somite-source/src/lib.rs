@@ -59,6 +59,7 @@ pub mod github;
 mod http;
 pub mod ids;
 pub mod nfcore;
+pub mod remote;
 pub mod store;
 pub mod tree;
 

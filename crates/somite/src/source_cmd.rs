@@ -14,7 +14,8 @@
 use crate::failure::Failure;
 use clap::{Args, Subcommand};
 use somite_project::source::{
-    DEFAULT_POSITION, SourceEditRequest, SourcePromoteRequest, outline_pinned, place_transaction,
+    DEFAULT_POSITION, PINNED_INPUTS_DIR, SourceEditRequest, SourcePinRequest, SourcePromoteRequest,
+    outline_pinned, pinnable_url, place_transaction,
 };
 use somite_project::{Project, Seed};
 use somite_source::SourceStore;
@@ -85,6 +86,20 @@ enum SourceCommand {
         /// project's current one).
         #[arg(long)]
         base_state_revision: Option<String>,
+        #[arg(long, default_value = ".")]
+        project: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Pin a remote input: download the http(s) file a parameter names once,
+    /// record its size and BLAKE3, and stage the copy instead of the URL.
+    Pin {
+        /// The source node's id.
+        #[arg(long)]
+        node: String,
+        /// The path parameter whose value is an http(s) URL.
+        #[arg(long)]
+        param: String,
         #[arg(long, default_value = ".")]
         project: PathBuf,
         #[arg(long)]
@@ -269,6 +284,45 @@ pub fn run(args: SourceArgs) -> anyhow::Result<ExitCode> {
                 invocations,
             };
             apply(&project, &body.transaction(&node), json)
+        }
+        SourceCommand::Pin {
+            node,
+            param,
+            project,
+            json,
+        } => {
+            let (base, url) = {
+                let opened =
+                    Project::open(&project, Seed::Empty).map_err(|e| fail(e.into(), json))?;
+                let url = pinnable_url(opened.document(), &node, &param)
+                    .map_err(|e| fail(e.into(), json))?;
+                (opened.state_revision().clone(), url)
+            };
+            let store = SourceStore::from_env().map_err(|e| fail(e.into(), json))?;
+            if !json {
+                eprintln!("downloading {url} …");
+            }
+            let download = runtime
+                .block_on(somite_source::remote::download_pinned(
+                    store.config(),
+                    &url,
+                    &project.join(PINNED_INPUTS_DIR),
+                    somite_api::limits::MAX_PINNED_INPUT_BYTES,
+                ))
+                .map_err(|e| fail(e.into(), json))?;
+            let relative = download
+                .path
+                .strip_prefix(&project)
+                .unwrap_or(&download.path)
+                .to_string_lossy()
+                .into_owned();
+            let body = SourcePinRequest {
+                base_state_revision: base,
+                idempotency_key: cli_key("pin"),
+                param,
+            };
+            let txn = body.transaction(&node, url, relative, download.bytes, download.digest);
+            apply(&project, &txn, json)
         }
     }
 }

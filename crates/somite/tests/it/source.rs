@@ -688,3 +688,158 @@ async fn a_pipeline_whose_default_carries_credentials_is_refused_and_nothing_is_
         0
     );
 }
+
+/// A loopback file host for pinned inputs: `/introns.tsv.gz` (the bytes),
+/// `/short` (announces more than it sends), `/hop/N` (N redirects to the file).
+async fn file_host(bytes: &'static [u8]) -> String {
+    use axum::response::IntoResponse;
+    use axum::routing::get;
+    async fn hop(axum::extract::Path(n): axum::extract::Path<u32>) -> axum::response::Response {
+        let to = if n == 0 {
+            "/introns.tsv.gz".to_owned()
+        } else {
+            format!("/hop/{}", n - 1)
+        };
+        (
+            axum::http::StatusCode::FOUND,
+            [(axum::http::header::LOCATION, to)],
+        )
+            .into_response()
+    }
+    let app = axum::Router::new()
+        .route("/introns.tsv.gz", get(move || async move { bytes }))
+        .route("/hop/{n}", get(hop));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    base
+}
+
+/// A host whose every answer announces 1,000 bytes, sends 7 and closes: a
+/// download cut short (hyper will not serve one, so it is written by hand).
+async fn short_host() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut request = [0u8; 4096];
+            let _ = socket.read(&mut request).await;
+            let _ = socket
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial")
+                .await;
+        }
+    });
+    base
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_remote_input_is_pinned_to_a_digested_copy_and_a_bad_download_leaves_nothing() {
+    use crate::standin::{Entry, tarball_of};
+    const INTRONS: &[u8] = b"chr1\t100\t200\tintron\n";
+    let host = file_host(INTRONS).await;
+    let short = short_host().await;
+    let fixture = Fixture::start().await;
+    let commit = "2222222222222222222222222222222222222222";
+    let schema = format!(
+        r##"{{"$defs": {{"input_output_options": {{"properties": {{
+        "introns": {{"type": "string", "format": "file-path", "default": "{host}/introns.tsv.gz"}},
+        "other": {{"type": "string", "format": "file-path", "default": "{short}/introns.tsv.gz"}},
+        "far": {{"type": "string", "format": "file-path", "default": "{host}/hop/9"}}}}}}}},
+        "allOf": [{{"$ref": "#/$defs/input_output_options"}}]}}"##
+    );
+    let archive = tarball_of(&[
+        Entry::File("nf-core-demo-2222222/main.nf", b"workflow { }\n"),
+        Entry::File(
+            "nf-core-demo-2222222/nextflow_schema.json",
+            schema.as_bytes(),
+        ),
+    ]);
+    fixture
+        .standin
+        .serve_archive("nf-core/demo", commit, archive);
+    fixture.standin.with(|b| {
+        b.refs
+            .insert(("nf-core/demo".into(), commit.into()), commit.into())
+    });
+    let out = fixture
+        .resolve(&["github", &format!("nf-core/demo@{commit}")])
+        .await;
+    assert!(out.status.success(), "{out:?}");
+    let project = fixture.project.path().to_str().unwrap();
+    let out = fixture
+        .source(&[
+            "pin",
+            "--node",
+            "source",
+            "--param",
+            "introns",
+            "--project",
+            project,
+            "--json",
+        ])
+        .await;
+    assert!(out.status.success(), "{out:?}");
+    let opened =
+        somite_project::Project::open(fixture.project.path(), somite_project::Seed::Empty).unwrap();
+    let node = opened.document().node("source").unwrap().clone();
+    drop(opened);
+    let pin = &node.pinned_inputs[0];
+    assert_eq!(pin.url, format!("{host}/introns.tsv.gz"));
+    assert_eq!(pin.bytes, INTRONS.len() as u64);
+    assert_eq!(
+        pin.digest,
+        somite_workflow::canonical::digest_bytes(INTRONS)
+    );
+    assert_eq!(node.params["introns"], json!(pin.path));
+    assert_eq!(
+        std::fs::read(fixture.project.path().join(&pin.path)).unwrap(),
+        INTRONS
+    );
+
+    // A body shorter than announced, and a chain of more redirects than
+    // Somite follows: refused, the parameter untouched, no file left.
+    for (param, code) in [
+        ("other", "provider_response_invalid"),
+        ("far", "provider_response_invalid"),
+    ] {
+        let out = fixture
+            .source(&[
+                "pin",
+                "--node",
+                "source",
+                "--param",
+                param,
+                "--project",
+                project,
+                "--json",
+            ])
+            .await;
+        assert_refused(&out, code);
+    }
+    let kept: Vec<_> = walk(&fixture.project.path().join("inputs/remote"));
+    assert_eq!(kept, vec![pin.path.clone()], "only the pinned copy is kept");
+}
+
+/// Every file under `dir`, relative to the project folder above `inputs/`.
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    let root = dir.parent().unwrap().parent().unwrap().to_path_buf();
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(
+                    path.strip_prefix(&root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    out
+}
