@@ -1429,6 +1429,8 @@ fn process_item(
             true,
         );
         replace.operator_id = Some(replacement.operator_id);
+        // The invocation it replaces: the one value the edit needs.
+        replace.value = Some(Value::String(invocation.id.clone()));
         it.resolutions.push(replace);
     }
     it.resolutions.push(resolution(

@@ -8,7 +8,14 @@
  */
 import { z } from "zod/mini";
 import { portSpec, portType, ports } from "./portSchemas";
-import { promotedInvocation, replacement, sourcePin, unrepresentedInvocation } from "./sourceSchemas";
+import {
+  pinnedInput,
+  processEnvironment,
+  promotedInvocation,
+  replacement,
+  sourcePin,
+  unrepresentedInvocation,
+} from "./sourceSchemas";
 
 export { portSpec };
 
@@ -43,6 +50,10 @@ export const workflowNode = z.object({
   source: z.optional(sourcePin),
   /** The invocations of a source node replaced by catalog operators, in invocation order (omitted when none). */
   replacements: z.optional(z.array(replacement)),
+  /** Environments chosen for processes the pipeline gives none (omitted when none). */
+  process_environments: z.optional(z.array(processEnvironment)),
+  /** Remote inputs pinned to downloaded copies (omitted when none). */
+  pinned_inputs: z.optional(z.array(pinnedInput)),
 });
 
 export const workflowEdge = z.object({
@@ -273,6 +284,8 @@ export const readinessResolution = z.object({
   stored_bytes: z.optional(count),
   scientific_effect: z.optional(z.string()),
   source_url: z.optional(z.string()),
+  /** For `configure`: the one value it sets (a results folder). */
+  value: z.optional(paramValue),
 });
 
 export const itemKind = z.enum([
@@ -286,6 +299,9 @@ export const itemKind = z.enum([
   "adapter",
   "toolchain",
   "unrepresented_source_step",
+  "process_environment",
+  "remote_input",
+  "bundled_file",
 ]);
 
 /** Where a file and line point: a contract field's declaration. */
@@ -319,6 +335,21 @@ export const requirementEvidence = z.object({
       recorded_digest: z.optional(revision),
       found_digest: z.optional(revision),
       recorded_location: z.optional(z.string()),
+    }),
+  ),
+  /** For a pipeline step: when the pipeline reaches it, and now. */
+  reach: z.optional(
+    z.object({
+      reached: z.enum(["true", "false", "unknown"]),
+      invocations: z.array(z.string()),
+      conditions: z.array(z.string()),
+      params: z.array(
+        z.object({
+          name: z.string(),
+          value: z.unknown(),
+          known: z.boolean(),
+        }),
+      ),
     }),
   ),
 });

@@ -28,6 +28,8 @@ export interface SourceApi {
   resolve(target: ResolveTarget, base: ResolveBase): Promise<TransactionReply>;
   outline(nodeId: string, signal?: AbortSignal): Promise<OutlineReply>;
   promote(nodeId: string, invocations: readonly string[], base: ResolveBase): Promise<TransactionReply>;
+  /** Downloads the remote input `param` names once and pins the parameter to the copy. */
+  pin(nodeId: string, param: string, base: ResolveBase): Promise<TransactionReply>;
 }
 
 export function createSourceApi(http: HttpClient): SourceApi {
@@ -68,6 +70,16 @@ export function createSourceApi(http: HttpClient): SourceApi {
         schema: transactionReply,
         maxBytes: MAX_DOCUMENT_REPLY_BYTES,
         // The runtime reads the pinned tree again to lay out the variant.
+        timeoutMs: PACKAGE_TIMEOUT_MS,
+      }),
+    pin: (nodeId, param, base) =>
+      http.request({
+        path: `/api/source/nodes/${encodeURIComponent(nodeId)}/pin`,
+        method: "POST",
+        body: { ...base, param },
+        schema: transactionReply,
+        maxBytes: MAX_DOCUMENT_REPLY_BYTES,
+        // A download of the file first.
         timeoutMs: PACKAGE_TIMEOUT_MS,
       }),
   };

@@ -49,6 +49,8 @@ export const sourceProcess = z.object({
   line: count,
   /** `null`: the process has no Conda environment (a readiness item). */
   environment: z.nullable(z.string()),
+  /** The images its `container` directive names. */
+  container: z._default(z.array(z.string()), []),
 });
 
 /** `node.source`: what a source workflow node pins. */
@@ -208,6 +210,26 @@ export const replacement = z.object({
   outputs: z._default(z.array(portPair), []),
 });
 
+/** What a user chose for a process the pipeline gives no Pixi environment. */
+export const environmentChoice = z.discriminatedUnion("use", [
+  z.object({ use: z.literal("conda"), dependencies: z.array(z.string()) }),
+  z.object({ use: z.literal("container") }),
+]);
+
+export const processEnvironment = z.object({
+  process: z.string().check(z.minLength(1)),
+  choice: environmentChoice,
+});
+
+/** A remote input downloaded once, digested, and staged from its copy. */
+export const pinnedInput = z.object({
+  param: z.string(),
+  url: z.string(),
+  path: z.string(),
+  bytes: count,
+  digest: blake3,
+});
+
 export const invocation = z.object({
   id: invocationId,
   /** The call's name in its workflow (an alias when it has one). */
@@ -264,3 +286,14 @@ export type Replacement = z.infer<typeof replacement>;
 export type Invocation = z.infer<typeof invocation>;
 export type PromotedInvocation = z.infer<typeof promotedInvocation>;
 export type UnrepresentedInvocation = z.infer<typeof unrepresentedInvocation>;
+export type EnvironmentChoice = z.infer<typeof environmentChoice>;
+export type ProcessEnvironment = z.infer<typeof processEnvironment>;
+export type PinnedInput = z.infer<typeof pinnedInput>;
+
+/** `source` feed events: a project's pinned source fetched again onto this machine. */
+export const sourceFetchEvent = z.object({
+  repository: z.string(),
+  commit: commitId,
+  phase: z.enum(["fetching", "fetched", "failed"]),
+  error: z._default(z.nullable(z.object({ message: z.string(), recovery: z.optional(z.string()) })), null),
+});

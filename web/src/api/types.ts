@@ -1,6 +1,7 @@
 /** The wire types the workspace reads (inferred from the schemas) and sends. */
 import type { z } from "zod/mini";
 import type * as s from "./schemas";
+import type { EnvironmentChoice } from "./sourceSchemas";
 
 export type PortSpec = z.infer<typeof s.portSpec>;
 export type WorkflowNode = z.infer<typeof s.workflowNode>;
@@ -92,6 +93,9 @@ export type Operation =
       outputs?: Record<string, string>;
     }
   | { op: "restore_invocation"; node_id: string; invocation: string }
+  // A process the pipeline gives no Pixi environment, given one (issue 35).
+  | { op: "set_process_environment"; node_id: string; process: string; choice: EnvironmentChoice }
+  | { op: "unset_process_environment"; node_id: string; process: string }
   | { op: "revert_variant" };
 
 export interface GraphTransaction {

@@ -1,15 +1,18 @@
+import { useState } from "react";
 import type { ReactNode } from "react";
 import type { Assessment, ReadinessItem, ReadinessResolution } from "../api/types";
 import { KIND_LABELS } from "./StatusBar";
 import { actionFor, actionLabel, formatBytes } from "./resolutions";
+import type { ResolveInput } from "./useResolve";
 import { Why } from "./Why";
+import "./reach.css";
 
 export interface RequirementsPanelProps {
   readonly readiness: Assessment;
   /** Items whose details are unfolded. */
   readonly expanded: ReadonlySet<string>;
   readonly onToggleDetails: (itemId: string) => void;
-  readonly onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
+  readonly onResolve: (item: ReadinessItem, resolution: ReadinessResolution, input?: ResolveInput) => void;
   readonly onRevealNode: (nodeId: string) => void;
   readonly onClose: () => void;
   /**
@@ -58,11 +61,12 @@ function Requirement({
   item: ReadinessItem;
   expanded: boolean;
   onToggleDetails: (itemId: string) => void;
-  onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
+  onResolve: (item: ReadinessItem, resolution: ReadinessResolution, input?: ResolveInput) => void;
   onRevealNode: (nodeId: string) => void;
   resourceOptions: ((item: ReadinessItem) => ReactNode) | undefined;
 }) {
   const managed = resourceOptions?.(item);
+  const [condaFor, setCondaFor] = useState<ReadinessResolution | null>(null);
   const actionable = item.resolutions.filter((r) => actionFor(item, r).type !== "details");
   // Setup and review steps are instructions for a person: shown as they are.
   const guidance = item.resolutions.filter((r) => r.kind === "setup" || r.kind === "review");
@@ -82,6 +86,7 @@ function Requirement({
       </div>
       <h4 className="requirement__title">{item.title}</h4>
       {item.detail && <p className="requirement__detail">{item.detail}</p>}
+      {item.evidence.reach && <Reach reach={item.evidence.reach} />}
       <Why evidence={item.evidence} />
       {guidance.map((r) => (
         <p key={r.id} className="requirement__guidance">
@@ -96,12 +101,25 @@ function Requirement({
               type="button"
               className={`button button--small${r.recommended ? " button--primary" : ""}`}
               title={r.label}
-              onClick={() => { onResolve(item, r); }}
+              onClick={() => {
+                if (actionFor(item, r).type === "conda") setCondaFor(condaFor ? null : r);
+                else onResolve(item, r);
+              }}
             >
               {actionLabel(actionFor(item, r), r)}
             </button>
           ))}
         </div>
+      )}
+      {condaFor && (
+        <CondaForm
+          process={item.field ?? ""}
+          onCancel={() => { setCondaFor(null); }}
+          onSubmit={(dependencies) => {
+            setCondaFor(null);
+            onResolve(item, condaFor, { dependencies });
+          }}
+        />
       )}
       {managed}
       {informative.length > 0 && (
@@ -141,4 +159,71 @@ function Requirement({
 
 function isResourceChoice(resolution: ReadinessResolution): boolean {
   return resolution.kind === "download" || resolution.kind === "use_existing";
+}
+
+/** One Conda match spec per line, from bioconda or conda-forge. */
+function CondaForm({ process, onSubmit, onCancel }: { process: string; onSubmit: (dependencies: string[]) => void; onCancel: () => void }) {
+  const [text, setText] = useState("");
+  const dependencies = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
+  return (
+    <form
+      className="conda-form"
+      aria-label={`Conda packages for ${process}`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (dependencies.length > 0) onSubmit(dependencies);
+      }}
+    >
+      <label>
+        Conda packages for {process}, one per line (<span className="mono">bioconda::name=version</span>)
+        <textarea rows={3} value={text} onChange={(event) => { setText(event.target.value); }} spellCheck={false} />
+      </label>
+      <div className="requirement__actions">
+        <button type="submit" className="button button--small button--primary" disabled={dependencies.length === 0}>
+          Use these packages
+        </button>
+        <button type="button" className="button button--small" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+type ReachEvidence = NonNullable<ReadinessItem["evidence"]["reach"]>;
+
+const REACHED: Readonly<Record<ReachEvidence["reached"], string>> = {
+  true: "Reached with the current parameters",
+  false: "Not reached with the current parameters",
+  unknown: "May be reached: the code does not say statically",
+};
+
+/** When the pipeline reaches a step, and whether the current parameters do. */
+function Reach({ reach }: { reach: ReachEvidence }) {
+  return (
+    <div className={`reach reach--${reach.reached}`} data-testid="reach">
+      <p className="reach__state">{REACHED[reach.reached]}</p>
+      {reach.conditions.length > 0 && (
+        <ul className="reach__conditions">
+          {reach.conditions.map((condition) => (
+            <li key={condition} className="mono">
+              {condition}
+            </li>
+          ))}
+        </ul>
+      )}
+      {reach.params.length > 0 && (
+        <p className="reach__params">
+          {reach.params.map((p) => (
+            <span key={p.name} className="tag mono">
+              {p.name} = {p.known ? (p.value === null || p.value === undefined ? "unset" : JSON.stringify(p.value)) : "not in the schema"}
+            </span>
+          ))}
+        </p>
+      )}
+    </div>
+  );
 }

@@ -1,5 +1,6 @@
 import type { Assessment, ItemKind, ReadinessItem, ReadinessResolution } from "../api/types";
 import { actionFor, actionLabel } from "./resolutions";
+import type { ResolveInput } from "./useResolve";
 
 export const KIND_LABELS: Readonly<Record<ItemKind, string>> = {
   input_origin: "Workflow file",
@@ -9,9 +10,12 @@ export const KIND_LABELS: Readonly<Record<ItemKind, string>> = {
   manual_checkpoint: "Checkpoints",
   method_details: "Method details",
   legacy_tool: "Legacy tools",
-  adapter: "Adapters",
+  adapter: "Replaced steps",
   toolchain: "Toolchain",
   unrepresented_source_step: "Pipeline steps",
+  process_environment: "Steps without an environment",
+  remote_input: "Remote inputs",
+  bundled_file: "Files from the pipeline",
 };
 
 const STATE_LABELS: Readonly<Record<Assessment["state"], string>> = {
@@ -27,7 +31,7 @@ export interface StatusBarProps {
   readonly current: boolean;
   readonly panelOpen: boolean;
   readonly onTogglePanel: () => void;
-  readonly onResolve: (item: ReadinessItem, resolution: ReadinessResolution) => void;
+  readonly onResolve: (item: ReadinessItem, resolution: ReadinessResolution, input?: ResolveInput) => void;
   readonly onRecheck: () => void;
 }
 

@@ -54,6 +54,32 @@ describe("actionFor", () => {
     }
   });
 
+  it("gives a pipeline step its container, asks for Conda packages, or replaces it", () => {
+    const step: ReadinessItem = { ...item, id: "process_environment:source:DEEPVARIANT", kind: "process_environment", node_id: "source", field: "DEEPVARIANT" };
+    expect(actionFor(step, resolution({ kind: "setup" }))).toEqual({ type: "container", nodeId: "source", process: "DEEPVARIANT" });
+    expect(actionFor(step, resolution({ kind: "configure" }))).toEqual({ type: "conda", nodeId: "source", process: "DEEPVARIANT" });
+    expect(actionFor(step, resolution({ kind: "build", operator_id: "var.deepvariant", value: "NFCORE:DEEPVARIANT" }))).toEqual({
+      type: "replace",
+      nodeId: "source",
+      invocation: "NFCORE:DEEPVARIANT",
+      operatorId: "var.deepvariant",
+    });
+  });
+
+  it("pins a remote input and sets the one value a resolution names", () => {
+    const remote: ReadinessItem = { ...item, kind: "remote_input", node_id: "source", field: "introns", required: false };
+    expect(actionFor(remote, resolution({ kind: "download" }))).toEqual({ type: "pin", nodeId: "source", param: "introns" });
+    const outdir: ReadinessItem = { ...item, kind: "input", node_id: "source", field: "outdir" };
+    expect(actionFor(outdir, resolution({ kind: "configure", value: "results" }))).toEqual({
+      type: "set",
+      nodeId: "source",
+      field: "outdir",
+      value: "results",
+    });
+    // A resource download still only shows its details.
+    expect(actionFor(item, resolution({ kind: "download" }))).toEqual({ type: "details" });
+  });
+
   it("formats sizes for people", () => {
     expect(formatBytes(5_500_000_000)).toBe("5.5 GB");
     expect(formatBytes(88_000_000_000)).toBe("88 GB");

@@ -7,6 +7,7 @@ import type { Selection } from "../canvas/selection";
 import type { CanvasActions } from "../canvas/useCanvasActions";
 import { useServices } from "../shell/context";
 import { addProvider } from "./addProvider";
+import { useSourceApi } from "../source/context";
 import { actionFor } from "./resolutions";
 
 export interface ResolveContext {
@@ -19,12 +20,18 @@ export interface ResolveContext {
   readonly showDetails: (itemId: string) => void;
 }
 
+/** What the panel adds to a resolution the user fills in (a Conda specification). */
+export interface ResolveInput {
+  readonly dependencies?: readonly string[];
+}
+
 export function useResolve(context: ResolveContext) {
   const { workspace, contracts } = useServices();
+  const sources = useSourceApi();
   const { document, catalogRevision, actions, select, focusField, showDetails } = context;
 
   return useCallback(
-    async (item: ReadinessItem, resolution: ReadinessResolution) => {
+    async (item: ReadinessItem, resolution: ReadinessResolution, input?: ResolveInput) => {
       if (!document || !catalogRevision) return;
       const action = actionFor(item, resolution);
       switch (action.type) {
@@ -50,11 +57,44 @@ export function useResolve(context: ResolveContext) {
           actions.reveal(action.nodeId);
           focusField(action.nodeId, action.field);
           return;
+        case "set":
+          await workspace.edit(`Set ${action.field}`, [
+            { op: "set_param", node_id: action.nodeId, param: action.field, value: action.value },
+          ]);
+          return;
+        case "container":
+          await workspace.edit(`Run ${action.process} in its declared container`, [
+            { op: "set_process_environment", node_id: action.nodeId, process: action.process, choice: { use: "container" } },
+          ]);
+          return;
+        case "conda":
+          // The specification is typed in the requirements panel.
+          if (!input?.dependencies?.length) {
+            showDetails(item.id);
+            return;
+          }
+          await workspace.edit(`Give ${action.process} a Conda specification`, [
+            {
+              op: "set_process_environment",
+              node_id: action.nodeId,
+              process: action.process,
+              choice: { use: "conda", dependencies: [...input.dependencies] },
+            },
+          ]);
+          return;
+        case "replace":
+          await workspace.edit(`Replace ${action.invocation} with ${action.operatorId}`, [
+            { op: "replace_invocation", node_id: action.nodeId, invocation: action.invocation, operator_id: action.operatorId },
+          ]);
+          return;
+        case "pin":
+          await workspace.place((base) => sources.pin(action.nodeId, action.param, base));
+          return;
         case "details":
           showDetails(item.id);
           return;
       }
     },
-    [actions, catalogRevision, contracts, document, focusField, select, showDetails, workspace],
+    [actions, catalogRevision, contracts, document, focusField, select, showDetails, sources, workspace],
   );
 }

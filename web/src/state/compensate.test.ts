@@ -35,6 +35,27 @@ function expectRoundTrip(from: WorkflowDocument, to: WorkflowDocument): void {
 }
 
 describe("operationsBetween", () => {
+  it("undoes and redoes an environment chosen for a pipeline step", () => {
+    const base: WorkflowDocument = { ...emptyDocument("Demo"), nodes: [sourceNode("source")] };
+    const chosen: WorkflowDocument = {
+      ...base,
+      nodes: [
+        {
+          ...sourceNode("source"),
+          process_environments: [
+            { process: "DEEPVARIANT", choice: { use: "container" } },
+            { process: "PEPPER", choice: { use: "conda", dependencies: ["bioconda::pepper=0.8"] } },
+          ],
+        },
+      ],
+    };
+    expectRoundTrip(base, chosen);
+    expect(operationsBetween(chosen, base)).toEqual([
+      { op: "unset_process_environment", node_id: "source", process: "DEEPVARIANT" },
+      { op: "unset_process_environment", node_id: "source", process: "PEPPER" },
+    ]);
+  });
+
   it("is empty for identical documents", () => {
     expect(operationsBetween(pipeline, structuredClone(pipeline))).toEqual([]);
   });

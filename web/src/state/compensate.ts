@@ -20,7 +20,7 @@
  * operation either (the runtime composes it): `promotionBetween` says when
  * going forward means promoting again.
  */
-import type { Replacement } from "../api/sourceSchemas";
+import type { ProcessEnvironment, Replacement } from "../api/sourceSchemas";
 import type { Operation, WorkflowDocument, WorkflowEdge, WorkflowNode } from "../api/types";
 
 export function operationsBetween(from: WorkflowDocument, to: WorkflowDocument): Operation[] {
@@ -108,6 +108,7 @@ function graphOperations(from: WorkflowDocument, to: WorkflowDocument): Operatio
     }
     ops.push(...paramOperations(node.id, before.params, node.params));
     ops.push(...replacementOperations(node.id, before.replacements ?? [], node.replacements ?? []));
+    ops.push(...environmentOperations(node.id, before.process_environments ?? [], node.process_environments ?? []));
   }
 
   // 3. Notes, then the edges that the target has and the source lacks.
@@ -180,6 +181,26 @@ function replacementOperations(nodeId: string, before: readonly Replacement[], a
   for (const replacement of after) {
     const previous = had.get(replacement.invocation);
     if (previous === undefined || !sameReplacement(previous, replacement)) ops.push(replaceInvocation(nodeId, replacement));
+  }
+  return ops;
+}
+
+/** The environment choices that take a source node from `before` to `after`. */
+function environmentOperations(
+  nodeId: string,
+  before: readonly ProcessEnvironment[],
+  after: readonly ProcessEnvironment[],
+): Operation[] {
+  const ops: Operation[] = [];
+  const kept = new Set(after.map((e) => e.process));
+  for (const chosen of before) {
+    if (!kept.has(chosen.process)) ops.push({ op: "unset_process_environment", node_id: nodeId, process: chosen.process });
+  }
+  const had = new Map(before.map((e) => [e.process, JSON.stringify(e.choice)]));
+  for (const chosen of after) {
+    if (had.get(chosen.process) !== JSON.stringify(chosen.choice)) {
+      ops.push({ op: "set_process_environment", node_id: nodeId, process: chosen.process, choice: chosen.choice });
+    }
   }
   return ops;
 }

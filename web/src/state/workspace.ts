@@ -20,12 +20,15 @@ import { ApiError, ClientError, describeFailure } from "../api/errors";
 import type { SomiteApi } from "../api/endpoints";
 import { MAX_TRANSACTION_OPERATIONS } from "../api/limits";
 import { transactionEventData } from "../api/schemas";
+import { sourceFetchEvent } from "../api/sourceSchemas";
 import type { Assessment, FeedEvent, FeedPosition, GraphTransaction, Operation, TransactionEventData, TransactionReply } from "../api/types";
 import { validate } from "../api/validate";
 import { idempotencyKey } from "../domain/ids";
 
 /** The feed kind that announces `POST /api/project/rebind`. */
 const REBIND_EVENT = "rebind";
+/** A project's pinned source fetched again (crates/somite-api `FeedKind::Source`). */
+const SOURCE_FETCH_EVENT = "source";
 import { operationsBetween, promotionBetween } from "./compensate";
 import { EditHistory } from "./history";
 import type { AppliedTransaction, SequencedEvent } from "./sequencer";
@@ -232,6 +235,21 @@ export class Workspace {
     this.refreshReadiness();
   }
 
+  /** The project's pinned source fetched again onto this machine, as it goes. */
+  private announceSourceFetch(data: unknown): void {
+    const parsed = sourceFetchEvent.safeParse(data);
+    if (!parsed.success) return;
+    const { repository, commit, phase, error } = parsed.data;
+    const at = `${repository} at ${commit.slice(0, 7)}`;
+    if (phase === "fetching") {
+      this.notify("info", `Fetching ${at}`, "This machine does not have the pinned source yet; its tree digest is checked before use.");
+    } else if (phase === "fetched") {
+      this.notify("info", `Fetched ${at}`, "The pinned source is verified and on this machine now.");
+    } else {
+      this.notify("error", `Could not fetch ${at}`, error ? `${error.message}${error.recovery ? ` — ${error.recovery}` : ""}` : undefined);
+    }
+  }
+
   notify(tone: Notice["tone"], title: string, detail?: string): void {
     const notice: Notice = { id: this.nextNoticeId++, tone, title, detail };
     this.set({ notices: [...this.state.notices, notice].slice(-MAX_NOTICES) });
@@ -331,6 +349,8 @@ export class Workspace {
       void this.load("resync");
       return;
     }
+    // Announced as it arrives; the event still takes its place in the order.
+    if (event.kind === SOURCE_FETCH_EVENT) this.announceSourceFetch(event.data);
     const sequencer = this.sequencer;
     const resolving = this.resolving;
     if (!sequencer || sequencer.knows(event.cursor) || resolving.has(event.cursor)) return;

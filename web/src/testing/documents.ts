@@ -207,6 +207,27 @@ function applyOne(doc: WorkflowDocument, op: Operation, index: number): Workflow
         }),
       };
     }
+    case "set_process_environment": {
+      const source = existing(op.node_id);
+      if (!source.source) fail("not_a_source_node", `\`${op.node_id}\` is not a source workflow`);
+      const others = (source.process_environments ?? []).filter((e) => e.process !== op.process);
+      const chosen = [...others, { process: op.process, choice: op.choice }].sort((a, b) => a.process.localeCompare(b.process));
+      return { ...doc, nodes: doc.nodes.map((n) => (n.id === op.node_id ? { ...n, process_environments: chosen } : n)) };
+    }
+    case "unset_process_environment": {
+      const source = existing(op.node_id);
+      const chosen = source.process_environments ?? [];
+      if (!chosen.some((e) => e.process === op.process)) fail("unknown_process", `${op.process} has no environment chosen`);
+      const rest = chosen.filter((e) => e.process !== op.process);
+      return {
+        ...doc,
+        nodes: doc.nodes.map((n) => {
+          if (n.id !== op.node_id) return n;
+          const { process_environments: _all, ...plain } = n;
+          return rest.length > 0 ? { ...plain, process_environments: rest } : plain;
+        }),
+      };
+    }
     case "revert_variant": {
       const origin = doc.variant_origin ?? fail("not_a_variant", "the document is not a promoted variant");
       const { variant_origin: _origin, ...plain } = doc;
