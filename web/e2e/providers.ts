@@ -21,6 +21,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../crates/somite-source/tests/data");
+/** The nine real nf-core releases trimmed to what Somite reads (tests/data/nf-core-corpus). */
+export const CORPUS = resolve(dirname(fileURLToPath(import.meta.url)), "../../tests/data/nf-core-corpus");
 
 interface Catalog {
   remote_workflows: { full_name: string; releases: { tag_name: string; tag_sha: string; published_at: string }[] }[];
@@ -34,8 +36,9 @@ export interface Providers {
   stop(): Promise<void>;
 }
 
-export async function startProviders(): Promise<Providers> {
-  const catalogText = readFileSync(join(FIXTURES, "pipelines.json"), "utf8");
+/** Serves the archives and `pipelines.json` of `fixtures` (by default the source crate's). */
+export async function startProviders(fixtures: string = FIXTURES): Promise<Providers> {
+  const catalogText = readFileSync(join(fixtures, "pipelines.json"), "utf8");
   const catalog = JSON.parse(catalogText) as Catalog;
   const requests: string[] = [];
   const server: Server = createServer((request, response) => {
@@ -63,7 +66,7 @@ export async function startProviders(): Promise<Providers> {
     }
     const tarball = /^\/repos\/([^/]+)\/([^/]+)\/tarball\/([0-9a-f]{40})$/.exec(path);
     if (tarball) {
-      const file = join(FIXTURES, `${tarball[1] ?? ""}-${tarball[2] ?? ""}-${tarball[3] ?? ""}.tar.gz`);
+      const file = join(fixtures, `${tarball[1] ?? ""}-${tarball[2] ?? ""}-${tarball[3] ?? ""}.tar.gz`);
       if (!existsSync(file)) {
         json(404, { message: "Not Found" });
         return;
