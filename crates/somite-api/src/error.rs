@@ -137,11 +137,12 @@ code_group! {
         SourceTampered => "source_tampered",
         /// No stored source for this commit.
         SourceNotFound => "source_not_found",
-        /// A project's pinned source is not in this machine's store and
-        /// cannot be fetched again now (offline, or the provider refused).
-        SourceUnavailable => "source_unavailable",
         /// The pipeline reaches more files or bytes than the outline reads.
         OutlineLimitExceeded => "outline_limit_exceeded",
+        /// The outline finds no process the pipeline runs: a DSL1 script, no
+        /// entry `workflow { }`, or an entry workflow whose calls it cannot
+        /// follow.
+        OutlineUnreadable => "outline_unreadable",
     }
 }
 
@@ -163,13 +164,16 @@ code_group! {
 }
 
 code_group! {
-    /// Public-data search (`somite-data`): NCBI and Ensembl. A bad query is
+    /// Providers that cannot answer now. Public-data search (`somite-data`:
+    /// NCBI and Ensembl) owns the code, and a project's pinned pipeline
+    /// source reuses it when the store lacks the commit and GitHub cannot
+    /// serve it again (offline, or refused). A bad query is
     /// the domain's `invalid_query`; a spent rate limit and an answer
     /// outside the provider's documented shape reuse the source group's
     /// `rate_limited` and `provider_response_invalid`.
     DataCode(Data) {
         /// The provider did not answer, timed out, failed, or sent more than
-        /// Somite accepts, and nothing is cached for the request.
+        /// Somite accepts, and nothing is cached (or stored) for the request.
         SourceUnavailable => "source_unavailable",
     }
 }

@@ -13,10 +13,20 @@
 //! declaration's own file pattern), leaving the mapping to Somite types to
 //! the workflow domain, and the outputs of earlier invocations in the same
 //! workflow that statically flow into each input.
+//!
+//! Nextflow lets one workflow call a process under one name in several
+//! branches (`if (a) { X(…) } else { X(…) }`): those are one task name, so
+//! one invocation whose reach lists each way to it ([`SourceReach`]), with
+//! the `if`/`else` guards of every workflow on the way and the process's
+//! own `when:`.
 
+use crate::error::{OutlineError, Unreadable};
 use crate::model::{
     ChannelSource, Declaration, Invocation, InvocationPort, MetaPort, ModuleMeta, Outline,
     OutputSelector, PortRef, Process, TargetKind, Workflow,
+};
+use somite_workflow::source_reach::{
+    GuardKind, MAX_PATH_GUARDS, MAX_REACH_PATHS, SourceCondition, SourceGuard, SourceReach,
 };
 use std::collections::HashMap;
 
@@ -24,6 +34,28 @@ use std::collections::HashMap;
 pub const MAX_INVOCATIONS: usize = 4096;
 /// Workflow nesting followed at most (a workflow calling itself stops here).
 const MAX_DEPTH: usize = 32;
+
+/// Every process invocation reached from the entry workflow, in call order;
+/// an outline with none is [`OutlineError::Unreadable`], saying why.
+pub fn runnable_invocations(outline: &Outline) -> Result<Vec<Invocation>, OutlineError> {
+    let found = invocations(outline);
+    if !found.is_empty() {
+        return Ok(found);
+    }
+    let entry = outline.entry.clone();
+    let has_entry_workflow = outline
+        .workflows
+        .iter()
+        .any(|w| w.name.is_none() && w.location.file == entry);
+    let why = if has_entry_workflow {
+        Unreadable::NoProcessReached
+    } else if outline.processes.iter().any(|p| p.location.file == entry) {
+        Unreadable::Dsl1
+    } else {
+        Unreadable::NoEntryWorkflow
+    };
+    Err(OutlineError::Unreadable { entry, why })
+}
 
 /// Every process invocation reached from the entry workflow, in call order.
 pub fn invocations(outline: &Outline) -> Vec<Invocation> {
@@ -52,8 +84,9 @@ pub fn invocations(outline: &Outline) -> Vec<Invocation> {
         workflows,
         processes,
         found: Vec::new(),
+        by_id: HashMap::new(),
     };
-    walk.workflow(entry, "", 0);
+    walk.workflow(entry, "", &[], 0);
     walk.found
 }
 
@@ -61,10 +94,19 @@ struct Walk<'a> {
     workflows: HashMap<(&'a str, &'a str), &'a Workflow>,
     processes: HashMap<(&'a str, &'a str), &'a Process>,
     found: Vec<Invocation>,
+    /// Where each task name sits in `found`.
+    by_id: HashMap<String, usize>,
 }
 
 impl<'a> Walk<'a> {
-    fn workflow(&mut self, workflow: &'a Workflow, prefix: &str, depth: usize) {
+    /// The invocations under `workflow`, reached through the guards `path`.
+    fn workflow(
+        &mut self,
+        workflow: &'a Workflow,
+        prefix: &str,
+        path: &[SourceGuard],
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
@@ -79,6 +121,7 @@ impl<'a> Walk<'a> {
                 continue;
             };
             let id = format!("{prefix}{}", call.name);
+            let mut guarded: Vec<SourceGuard> = path.iter().chain(&call.guards).cloned().collect();
             match target.kind {
                 TargetKind::Workflow => {
                     if let Some(inner) = self
@@ -86,7 +129,7 @@ impl<'a> Walk<'a> {
                         .get(&(target.file.as_str(), target.name.as_str()))
                         .copied()
                     {
-                        self.workflow(inner, &format!("{id}:"), depth + 1);
+                        self.workflow(inner, &format!("{id}:"), &guarded, depth + 1);
                     }
                 }
                 TargetKind::Process => {
@@ -114,7 +157,8 @@ impl<'a> Walk<'a> {
                         call.name.as_str(),
                         (id.clone(), outputs.iter().map(|p| p.name.clone()).collect()),
                     );
-                    self.found.push(Invocation {
+                    guarded.extend(process.when.clone());
+                    self.add(Invocation {
                         id,
                         call: call.name.clone(),
                         workflow: workflow.name.clone(),
@@ -122,11 +166,70 @@ impl<'a> Walk<'a> {
                         location: process.location.clone(),
                         inputs,
                         outputs,
+                        reach: SourceReach {
+                            paths: vec![capped(guarded)],
+                        },
                     });
                 }
                 TargetKind::Function => {}
             }
         }
+    }
+}
+
+impl Walk<'_> {
+    /// Lists `invocation`, or joins it to the one with its task name: one
+    /// more way to reach it, and the upstream ports of both.
+    fn add(&mut self, invocation: Invocation) {
+        let Some(&at) = self.by_id.get(&invocation.id) else {
+            self.by_id.insert(invocation.id.clone(), self.found.len());
+            self.found.push(invocation);
+            return;
+        };
+        let known = &mut self.found[at];
+        for (port, more) in known.inputs.iter_mut().zip(invocation.inputs) {
+            for from in more.from {
+                if !port.from.contains(&from) {
+                    port.from.push(from);
+                }
+            }
+        }
+        for way in invocation.reach.paths {
+            if known.reach.paths.contains(&way) {
+                continue;
+            }
+            if known.reach.paths.len() + 1 < MAX_REACH_PATHS {
+                known.reach.paths.push(way);
+            } else if known.reach.paths.len() + 1 == MAX_REACH_PATHS {
+                // The rest read as one way whose conditions are unknown.
+                known
+                    .reach
+                    .paths
+                    .push(vec![cut("more ways to this task than Somite lists")]);
+            }
+        }
+    }
+}
+
+/// A way to a task with at most [`MAX_PATH_GUARDS`] guards: past them the
+/// last one says the rest are unknown.
+fn capped(mut guards: Vec<SourceGuard>) -> Vec<SourceGuard> {
+    if guards.len() > MAX_PATH_GUARDS {
+        guards.truncate(MAX_PATH_GUARDS - 1);
+        guards.push(cut("more conditions on the way than Somite lists"));
+    }
+    guards
+}
+
+/// A guard standing for what the outline stopped listing.
+fn cut(why: &str) -> SourceGuard {
+    SourceGuard {
+        kind: GuardKind::If,
+        text: format!("… ({why})"),
+        holds: true,
+        condition: SourceCondition::Unknown { params: Vec::new() },
+        file: String::new(),
+        line: 0,
     }
 }
 

@@ -35,6 +35,7 @@
 //! paths never leave the root (`..` past it, or a link out of it, is
 //! unresolved).
 
+mod condition;
 mod config;
 mod environment;
 mod error;
@@ -46,8 +47,8 @@ mod schema;
 mod script;
 mod syntax;
 
-pub use error::OutlineError;
-pub use invocation::{MAX_INVOCATIONS, invocations};
+pub use error::{OutlineError, Unreadable};
+pub use invocation::{MAX_INVOCATIONS, invocations, runnable_invocations};
 pub use model::*;
 pub use script::MAX_SOURCES;
 

@@ -9,6 +9,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use somite_workflow::source_reach::{SourceGuard, SourceReach};
 
 /// Where an item was read: a `/`-separated path relative to the pipeline's
 /// root and a 1-based line.
@@ -156,6 +157,10 @@ pub struct Call {
     pub name: String,
     pub target: Option<CallTarget>,
     pub arguments: Vec<Argument>,
+    /// The `if`/`else` conditions around the call in its workflow's body,
+    /// outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guards: Vec<SourceGuard>,
     pub location: Location,
 }
 
@@ -243,6 +248,11 @@ pub struct Process {
     /// one: what its inputs and outputs hold, in the module's own words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ModuleMeta>,
+    /// The process's `when:` guard, unless it is nf-core's standard
+    /// `task.ext.when == null || task.ext.when` (which holds unless a config
+    /// sets `ext.when`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<SourceGuard>,
 }
 
 /// The ports an nf-core module's `meta.yml` documents.
@@ -285,6 +295,9 @@ pub struct Invocation {
     pub location: Location,
     pub inputs: Vec<InvocationPort>,
     pub outputs: Vec<InvocationPort>,
+    /// When the entry workflow reaches this task: each way to it (one per
+    /// call site with this task name) with the guards on that way.
+    pub reach: SourceReach,
 }
 
 /// One data port of an invocation: an input component other than the

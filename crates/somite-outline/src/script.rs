@@ -12,6 +12,7 @@
 //! Names are resolved later, across files ([`crate::outline_with`]): this
 //! module fills what one file shows.
 
+use crate::condition;
 use crate::lexer::{Lexed, StrPart, Tok, Token};
 use crate::model::{
     Argument, Call, ChannelSource, Component, Conda, Container, Declaration, Diagnostic,
@@ -21,6 +22,7 @@ use crate::model::{
 use crate::syntax::{
     Section, close_of, excerpt, next_significant, sections, split_commas, statements, text, trim,
 };
+use somite_workflow::source_reach::{GuardKind, SourceGuard};
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;
@@ -127,6 +129,11 @@ impl Reader<'_> {
                     }
                 }
             }
+            Some("if") => {
+                for include in self.guarded_includes(range, 0) {
+                    self.declare(include);
+                }
+            }
             Some("process" | "workflow") => {
                 if let Some(name) = self.ident(s + 1)
                     && self.punct(s + 2, "{")
@@ -146,6 +153,15 @@ impl Reader<'_> {
         let s = range.start;
         match self.ident(s) {
             Some("include") => self.include(range),
+            // `if (params.platform == 'x') { include { X } from … }`
+            // (viralrecon): the includes are read, the rest stays opaque.
+            Some("if") => {
+                for include in self.guarded_includes(range.clone(), 0) {
+                    self.include(include);
+                }
+                let step = self.opaque("if", range);
+                self.out.opaque.push(step);
+            }
             Some("workflow") if self.punct(s + 1, "{") => self.workflow(None, range, s + 1),
             Some("workflow") if self.ident(s + 1).is_some() && self.punct(s + 2, "{") => {
                 let name = self.ident(s + 1).map(str::to_owned);
@@ -221,6 +237,32 @@ impl Reader<'_> {
             return None;
         }
         self.ident(i - 1).map(str::to_owned)
+    }
+
+    /// The `include` statements in the blocks of a top-level `if` (and of
+    /// the `if`s nested in them).
+    fn guarded_includes(&self, range: Range<usize>, depth: usize) -> Vec<Range<usize>> {
+        let mut found = Vec::new();
+        if depth > self.max_nesting {
+            return found;
+        }
+        let mut i = range.start;
+        while i < range.end {
+            if self.punct(i, "{")
+                && let Some(close) = close_of(self.tokens, i, self.max_nesting)
+            {
+                for inner in statements(self.tokens, i + 1..close) {
+                    match self.ident(inner.start) {
+                        Some("include") => found.push(inner),
+                        Some("if") => found.extend(self.guarded_includes(inner, depth + 1)),
+                        _ => {}
+                    }
+                }
+                i = close;
+            }
+            i += 1;
+        }
+        found
     }
 
     fn include_items(&self, range: Range<usize>) -> Option<(Vec<IncludeItem>, usize)> {
@@ -401,8 +443,18 @@ impl Reader<'_> {
     }
 
     /// `if (…) { … } else if (…) { … } else { … }`: each block's statements
-    /// are followed; what they assign joins what came before.
+    /// are followed under its guards (its own condition, and the negation
+    /// of each condition before it); what they assign joins what came
+    /// before.
     fn conditional(&mut self, flow: &mut Flow, range: Range<usize>, depth: usize) {
+        let outer = flow.guards.len();
+        self.branches(flow, range, depth, outer);
+        flow.guards.truncate(outer);
+    }
+
+    /// The branches of [`Self::conditional`], leaving the negated guards of
+    /// those read on `flow` for the caller to drop.
+    fn branches(&mut self, flow: &mut Flow, range: Range<usize>, depth: usize, outer: usize) {
         let mut i = range.start;
         loop {
             // At `if`.
@@ -418,7 +470,17 @@ impl Reader<'_> {
                 return;
             };
             self.statement(flow, open..close + 1, true);
-            let Some(after) = self.branch(flow, close + 1, range.end, depth) else {
+            let guard = self.guard(GuardKind::If, open + 1..close);
+            flow.guards.push(guard.clone());
+            let after = self.branch(flow, close + 1, range.end, depth);
+            // The branches after this one run only when it did not.
+            flow.guards.pop();
+            flow.guards.push(SourceGuard {
+                kind: GuardKind::Else,
+                holds: false,
+                ..guard
+            });
+            let Some(after) = after else {
                 return;
             };
             // After a branch: `else if`, `else { }`, or the end.
@@ -427,6 +489,7 @@ impl Reader<'_> {
             };
             if self.ident(word) != Some("else") {
                 let rest = word..range.end;
+                flow.guards.truncate(outer);
                 self.statement(flow, rest, true);
                 return;
             }
@@ -437,10 +500,25 @@ impl Reader<'_> {
                 i = next;
                 continue;
             }
-            if self.branch(flow, next, range.end, depth).is_none() {
-                return;
-            }
+            self.branch(flow, next, range.end, depth);
             return;
+        }
+    }
+
+    /// A guard of `kind` whose condition is `tokens[range]`.
+    fn guard(&self, kind: GuardKind, range: Range<usize>) -> SourceGuard {
+        let significant: Vec<&Token> = self.tokens[range.clone()]
+            .iter()
+            .filter(|t| !t.is_newline())
+            .collect();
+        let line = self.tokens.get(range.start).map_or(0, |t| t.line);
+        SourceGuard {
+            kind,
+            text: excerpt(self.src, self.tokens, range, EXCERPT_CHARS),
+            holds: true,
+            condition: condition::read(&significant),
+            file: self.file.to_owned(),
+            line,
         }
     }
 
@@ -482,6 +560,7 @@ impl Reader<'_> {
                     name,
                     target: None,
                     arguments,
+                    guards: flow.guards.clone(),
                     location: self.location(i),
                 });
                 i = open + 1;
@@ -501,6 +580,7 @@ impl Reader<'_> {
                         text: text(self.src, self.tokens, from..pipe),
                         sources: self.sources(flow, from..pipe).into_iter().collect(),
                     }],
+                    guards: flow.guards.clone(),
                     location: self.location(i),
                 });
             }
@@ -666,6 +746,7 @@ impl Reader<'_> {
             opaque: Vec::new(),
             location: self.location(range.start),
             meta: None,
+            when: None,
         };
         let (preamble, found) = sections(
             self.tokens,
@@ -708,10 +789,25 @@ impl Reader<'_> {
                         .is_some_and(|s| self.ident(s.start) == Some("template"));
                     process.body = Some(if template { "template" } else { label }.to_owned());
                 }
+                "when" => process.when = self.when(section),
                 _ => {}
             }
         }
         self.out.processes.push(process);
+    }
+
+    /// A `when:` section's guard; none for nf-core's standard
+    /// `task.ext.when == null || task.ext.when`, which holds unless a config
+    /// sets `ext.when`.
+    fn when(&self, section: Range<usize>) -> Option<SourceGuard> {
+        let section = trim(self.tokens, section);
+        if section.is_empty() {
+            return None;
+        }
+        let guard = self.guard(GuardKind::When, section);
+        let standard = guard.text.split_whitespace().collect::<String>()
+            == "task.ext.when==null||task.ext.when";
+        (!standard).then_some(guard)
     }
 
     fn directive(&mut self, process: &mut Process, range: Range<usize>) {
@@ -908,6 +1004,8 @@ fn last_stage(tokens: &[Token], range: Range<usize>) -> Range<usize> {
 #[derive(Default)]
 struct Flow {
     calls: Vec<Call>,
+    /// The guards of the `if`/`else` blocks being read, outermost first.
+    guards: Vec<SourceGuard>,
     takes: HashSet<String>,
     vars: BTreeMap<String, BTreeSet<ChannelSource>>,
     /// Whether some sources were dropped at [`MAX_SOURCES`].

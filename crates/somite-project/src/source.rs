@@ -147,6 +147,7 @@ pub fn binding_of(
         });
     }
     let bundled_files = bundled_files(root, &params)?;
+    let invocations = invocations_of(outline)?;
     Ok(SourceBinding {
         provider,
         repository: pinned.repository.as_str().to_owned(),
@@ -164,7 +165,7 @@ pub fn binding_of(
         nextflow_version: outline.manifest.nextflow_version.clone(),
         params,
         processes,
-        invocations: invocations_of(outline),
+        invocations,
         bundled_files,
     })
 }
@@ -227,7 +228,7 @@ fn bundled_files(
 
 /// The outline's invocations with their ports typed (see
 /// [`somite_workflow::source::infer_port_type`]).
-pub fn invocations_of(outline: &Outline) -> Vec<SourceInvocation> {
+pub fn invocations_of(outline: &Outline) -> Result<Vec<SourceInvocation>, somite_api::Error> {
     let port = |p: &somite_outline::InvocationPort| InvocationPort {
         name: p.name.clone(),
         ty: infer_port_type(&p.patterns, p.description.as_deref()),
@@ -241,7 +242,7 @@ pub fn invocations_of(outline: &Outline) -> Vec<SourceInvocation> {
             })
             .collect(),
     };
-    somite_outline::invocations(outline)
+    Ok(somite_outline::runnable_invocations(outline)?
         .into_iter()
         .map(|i| SourceInvocation {
             id: i.id,
@@ -252,9 +253,9 @@ pub fn invocations_of(outline: &Outline) -> Vec<SourceInvocation> {
             line: i.location.line,
             inputs: i.inputs.iter().map(port).collect(),
             outputs: i.outputs.iter().map(port).collect(),
-            reach: Default::default(),
+            reach: i.reach,
         })
-        .collect()
+        .collect())
 }
 
 fn type_of_value(value: &serde_json::Value) -> Option<SourceParamType> {

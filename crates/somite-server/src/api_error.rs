@@ -71,12 +71,11 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             SourceCode::ProviderUnavailable | SourceCode::ProviderResponseInvalid => {
                 StatusCode::BAD_GATEWAY
             }
-            // The project's source cannot be fetched again right now.
-            SourceCode::SourceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             SourceCode::ArchiveTooLarge
             | SourceCode::UnsafeArchive
             | SourceCode::NotANextflowRepository
-            | SourceCode::OutlineLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
+            | SourceCode::OutlineLimitExceeded
+            | SourceCode::OutlineUnreadable => StatusCode::UNPROCESSABLE_ENTITY,
             SourceCode::SourceTampered => StatusCode::INTERNAL_SERVER_ERROR,
         },
         ErrorCode::Workshop(code) => match code {
@@ -87,7 +86,8 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             WorkshopCode::CandidateNotFound => StatusCode::NOT_FOUND,
             WorkshopCode::PinnedRevisionConflict => StatusCode::CONFLICT,
         },
-        // A public-data provider that cannot answer: the gateway's failure.
+        // A provider that cannot answer (public data, or a project's pinned
+        // source fetched again): the gateway's failure.
         ErrorCode::Data(DataCode::SourceUnavailable) => StatusCode::BAD_GATEWAY,
         ErrorCode::Resource(code) => match code {
             ResourceCode::ResourceNotFound => StatusCode::NOT_FOUND,

@@ -281,9 +281,10 @@ pub async fn outline(
     let (verified, binding) = verified;
     // A node pinned before invocations were recorded has none in its
     // binding; the outline just read gives them (read-only: without them in
-    // the binding the node cannot be edited per invocation).
+    // the binding the node cannot be edited per invocation). An outline
+    // that reaches none lists none: this view refuses nothing.
     let invocations = if binding.invocations.is_empty() {
-        invocations_of(&outline)
+        invocations_of(&outline).unwrap_or_default()
     } else {
         binding.invocations.clone()
     };

@@ -14,7 +14,7 @@ use crate::ids::{CommitSha, Repository};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use somite_api::{DomainCode, ErrorCode, SourceCode};
+use somite_api::{DataCode, DomainCode, ErrorCode, SourceCode};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -185,7 +185,7 @@ impl SourceError {
             SourceError::NotANextflowRepository { .. } => SourceCode::NotANextflowRepository.into(),
             SourceError::SourceTampered { .. } => SourceCode::SourceTampered.into(),
             SourceError::SourceNotFound { .. } => SourceCode::SourceNotFound.into(),
-            SourceError::SourceUnavailable { .. } => SourceCode::SourceUnavailable.into(),
+            SourceError::SourceUnavailable { .. } => DataCode::SourceUnavailable.into(),
             SourceError::NoCacheDir | SourceError::Io { .. } => DomainCode::Io.into(),
         }
     }

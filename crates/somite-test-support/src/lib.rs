@@ -6,6 +6,8 @@
 //! followed in one place; each crate keeps the helpers only it needs (its
 //! stand-ins, its waiting loops). This crate is a dev-dependency only.
 
+pub mod pixi_manifest;
+
 use serde_json::Value;
 use somite_project::{Project, Seed, TransactionOutcome};
 use somite_workflow::transaction::{GraphTransaction, Operation};

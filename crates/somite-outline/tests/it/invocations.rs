@@ -60,3 +60,141 @@ fn aliases_nesting_meta_and_flow() {
     assert_eq!(second.outputs[0].name, "bam");
     assert_eq!(second.outputs[0].patterns, ["*.bam"]);
 }
+
+/// A process `NAME` with one path input and its own file.
+fn tool(name: &str, when: &str) -> Vec<u8> {
+    format!(
+        "process {name} {{\n  input:\n  path(reads)\n  output:\n  path('*.bam'), emit: bam\n  when:\n  {when}\n  script:\n  \"true\"\n}}\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_task_called_in_two_branches_is_one_invocation_reached_two_ways() {
+    let dir = tree(&[
+        (
+            "main.nf",
+            b"include { ALIGN } from './align'\ninclude { CALL } from './call'\n\
+              workflow {\n  if (params.aligner == 'bwa' && !params.skip_alignment) {\n    ALIGN(params.input)\n    CALL(ALIGN.out.bam)\n  } else if (params.aligner == 'star') {\n    ALIGN(params.input)\n  } else {\n    ALIGN(params.reads)\n  }\n}\n",
+        ),
+        ("align.nf", &tool("ALIGN", "task.ext.when == null || task.ext.when")),
+        (
+            "call.nf",
+            &tool("CALL", "params.tools.split(',').contains('deepvariant')"),
+        ),
+    ]);
+    let outline = outline(dir.path()).unwrap();
+    let found = invocations(&outline);
+    let ids: Vec<&str> = found.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["ALIGN", "CALL"], "one task name, one invocation");
+
+    let align = serde_json::to_value(&found[0].reach).unwrap();
+    let ways = align["paths"].as_array().unwrap();
+    assert_eq!(ways.len(), 3, "{align:#}");
+    // The first way: the `if` itself, both conditions read.
+    assert_eq!(ways[0][0]["kind"], "if");
+    assert_eq!(
+        ways[0][0]["text"],
+        "params.aligner == 'bwa' && !params.skip_alignment"
+    );
+    assert_eq!(
+        ways[0][0]["condition"],
+        serde_json::json!({"op": "all", "of": [
+            {"op": "equals", "param": "aligner", "value": "bwa"},
+            {"op": "not", "of": {"op": "param", "name": "skip_alignment"}},
+        ]})
+    );
+    // The `else if`: the first condition failed, its own held.
+    assert_eq!(ways[1][0]["kind"], "else");
+    assert_eq!(ways[1][0]["holds"], false);
+    assert_eq!(ways[1][1]["condition"]["value"], "star");
+    // The final `else`: both failed; the standard nf-core `when:` adds none.
+    assert_eq!(ways[2].as_array().unwrap().len(), 2);
+    assert!(
+        ways[2]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["holds"] == false)
+    );
+
+    let call = serde_json::to_value(&found[1].reach).unwrap();
+    let only = call["paths"][0].as_array().unwrap();
+    assert_eq!(only.len(), 2, "the `if` and the process's `when:`");
+    assert_eq!(only[1]["kind"], "when");
+    assert_eq!(
+        only[1]["condition"],
+        serde_json::json!({"op": "contains", "param": "tools", "item": "deepvariant", "separator": ","})
+    );
+}
+
+#[test]
+fn a_condition_the_outline_cannot_read_is_unknown_with_the_parameters_it_reads() {
+    let dir = tree(&[
+        (
+            "main.nf",
+            b"include { ALIGN } from './align'\n\
+              workflow {\n  if (params.genome.toLowerCase() == 'grch38' || workflow.profile.contains('test')) {\n    ALIGN(params.input)\n  }\n}\n",
+        ),
+        ("align.nf", &tool("ALIGN", "task.ext.when == null || task.ext.when")),
+    ]);
+    let outline = outline(dir.path()).unwrap();
+    let found = invocations(&outline);
+    let reach = serde_json::to_value(&found[0].reach).unwrap();
+    assert_eq!(
+        reach["paths"][0][0]["condition"],
+        serde_json::json!({"op": "any", "of": [
+            {"op": "unknown", "params": ["genome"]},
+            {"op": "unknown", "params": []},
+        ]})
+    );
+}
+
+#[test]
+fn includes_inside_a_top_level_if_are_followed() {
+    // viralrecon includes each platform's workflow inside an `if`.
+    let dir = tree(&[
+        (
+            "main.nf",
+            b"if (params.platform == 'illumina') {\n    include { ILLUMINA } from './illumina'\n} else {\n    include { NANOPORE } from './nanopore'\n}\n\
+              workflow {\n  if (params.platform == 'illumina') { ILLUMINA(params.input) } else { NANOPORE(params.input) }\n}\n",
+        ),
+        ("illumina.nf", &tool("ILLUMINA", "true")),
+        ("nanopore.nf", &tool("NANOPORE", "true")),
+    ]);
+    let outline = outline(dir.path()).unwrap();
+    let ids: Vec<String> = invocations(&outline).into_iter().map(|i| i.id).collect();
+    assert_eq!(ids, ["ILLUMINA", "NANOPORE"]);
+}
+
+#[test]
+fn an_outline_reaching_no_process_is_refused_saying_why() {
+    let dsl1 = tree(&[(
+        "main.nf",
+        b"Channel.fromPath(params.reads).set { reads }\nprocess FASTQC {\n  input:\n  file r from reads\n  script:\n  \"fastqc $r\"\n}\n",
+    )]);
+    let library = tree(&[("main.nf", b"def helper() { 1 }\n")]);
+    let empty = tree(&[("main.nf", b"workflow {\n  println 'hello'\n}\n")]);
+    for (dir, why, phrase) in [
+        (&dsl1, somite_outline::Unreadable::Dsl1, "DSL1"),
+        (
+            &library,
+            somite_outline::Unreadable::NoEntryWorkflow,
+            "no entry",
+        ),
+        (
+            &empty,
+            somite_outline::Unreadable::NoProcessReached,
+            "reach no process",
+        ),
+    ] {
+        let outline = outline(dir.path()).unwrap();
+        let refused = somite_outline::runnable_invocations(&outline).unwrap_err();
+        assert!(
+            matches!(&refused, somite_outline::OutlineError::Unreadable { why: w, .. } if *w == why),
+            "{refused:?}"
+        );
+        assert_eq!(refused.code().as_str(), "outline_unreadable");
+        assert!(refused.to_string().contains(phrase), "{refused}");
+    }
+}

@@ -13,6 +13,7 @@ use somite_source::{PinnedSource, Repository, SourceConfig, SourceOrigin, Source
 use somite_workflow::assessment::{Assessment, Item, ItemKind};
 use somite_workflow::compile::{ClosureInputOrigin, CompiledPackage};
 use somite_workflow::source::SourceBinding;
+use somite_workflow::source_reach::Truth;
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
 use std::path::{Path, PathBuf};
@@ -231,8 +232,18 @@ fn a_remote_default_is_a_remote_input_not_a_missing_file() {
             && i.field.as_deref() == Some("ctatsplicing_cancer_introns"))
     );
     p.set_required();
-    // rnafusion's container-only steps are settled by hand here; whether
-    // its parameters reach them is the outline's (see the corpus test).
+    // rnafusion's container-only steps, reached or not, run in their
+    // containers.
+    let containers: Vec<Value> = p
+        .assess()
+        .items
+        .iter()
+        .filter(|i| i.kind == ItemKind::ProcessEnvironment)
+        .filter(|i| i.resolutions.iter().any(|r| r.id.ends_with(":container")))
+        .map(|i| json!({"op": "set_process_environment", "node_id": "source", "process": i.field, "choice": {"use": "container"}}))
+        .collect();
+    assert!(!containers.is_empty(), "rnafusion has container-only steps");
+    p.edit("containers-0001", Value::Array(containers)).unwrap();
     p.settle_process_environments();
     let package = p.compile().unwrap();
     let inputs = &package.run_closure().source.as_ref().unwrap().inputs;
@@ -312,7 +323,36 @@ fn a_container_only_process_gets_the_environment_its_user_chooses() {
             .any(|r| r.id.ends_with(":container"))
     );
     assert!(item.resolutions.iter().any(|r| r.id.ends_with(":conda")));
-    assert!(item.evidence.reach.is_some());
+    // nanoseq calls variants with DeepVariant only when asked: its defaults
+    // never reach the step, so it does not block them.
+    let reach = item.evidence.reach.as_ref().unwrap();
+    assert_eq!(reach.reached, Truth::False, "{reach:?}");
+    assert!(!item.required);
+    let read: Vec<&str> = reach.params.iter().map(|p| p.name.as_str()).collect();
+    for param in ["call_variants", "variant_caller", "protocol"] {
+        assert!(read.contains(&param), "{param} in {read:?}");
+    }
+    assert!(
+        reach
+            .conditions
+            .iter()
+            .any(|c| c.contains("params.variant_caller == 'deepvariant'")),
+        "{:?}",
+        reach.conditions
+    );
+    // Asked for, it blocks until its environment is chosen.
+    p.edit(
+        "reach-0001",
+        json!([
+            {"op": "set_param", "node_id": "source", "param": "call_variants", "value": true},
+            {"op": "set_param", "node_id": "source", "param": "protocol", "value": "DNA"},
+            {"op": "set_param", "node_id": "source", "param": "variant_caller", "value": "deepvariant"},
+        ]),
+    )
+    .unwrap();
+    let asked = p.item("process_environment:source:DEEPVARIANT");
+    assert_eq!(asked.evidence.reach.as_ref().unwrap().reached, Truth::True);
+    assert!(asked.required, "{asked:?}");
 
     // A Conda specification from Somite's channels is checked as it is set.
     let conda = |specs: Value| {
@@ -366,14 +406,18 @@ fn a_container_only_process_gets_the_environment_its_user_chooses() {
         json!([{"op": "unset_process_environment", "node_id": "source", "process": "DEEPVARIANT"}]),
     )
     .unwrap();
-    if p.assess().is_ready() {
-        let config = text(&p.compile().unwrap(), "somite.config");
-        let block = config.split("withName: 'DEEPVARIANT'").nth(1).unwrap();
-        assert!(
-            block.contains("exit 1") && block.contains("has no Pixi environment"),
-            "{block}"
-        );
-    }
+    p.edit(
+        "reach-0002",
+        json!([{"op": "set_param", "node_id": "source", "param": "variant_caller", "value": "medaka"}]),
+    )
+    .unwrap();
+    assert!(p.assess().is_ready(), "{:?}", p.assess().items);
+    let config = text(&p.compile().unwrap(), "somite.config");
+    let block = config.split("withName: 'DEEPVARIANT'").nth(1).unwrap();
+    assert!(
+        block.contains("exit 1") && block.contains("has no Pixi environment"),
+        "{block}"
+    );
 }
 
 #[test]

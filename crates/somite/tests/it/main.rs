@@ -15,6 +15,7 @@ mod standin;
 mod agent_session;
 mod cli;
 mod compile_cli;
+mod corpus;
 mod docs_cli;
 mod eval;
 mod mcp_interop;

@@ -749,7 +749,10 @@ async fn a_remote_input_is_pinned_to_a_digested_copy_and_a_bad_download_leaves_n
         "allOf": [{{"$ref": "#/$defs/input_output_options"}}]}}"##
     );
     let archive = tarball_of(&[
-        Entry::File("nf-core-demo-2222222/main.nf", b"workflow { }\n"),
+        Entry::File(
+            "nf-core-demo-2222222/main.nf",
+            b"process HELLO {\n  exec:\n  true\n}\nworkflow { HELLO() }\n",
+        ),
         Entry::File(
             "nf-core-demo-2222222/nextflow_schema.json",
             schema.as_bytes(),
