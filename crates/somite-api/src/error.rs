@@ -160,6 +160,12 @@ code_group! {
         CandidateNotFound => "candidate_not_found",
         /// Accepting would replace an operator revision the graph pins.
         PinnedRevisionConflict => "pinned_revision_conflict",
+        /// This machine cannot build the sandbox a candidate's proof runs
+        /// in (no bubblewrap, or no user namespaces), so it does not run.
+        IsolationUnavailable => "isolation_unavailable",
+        /// The candidate runs an interpreter on code given inline
+        /// (`python3 -c`, `perl -e`, an awk program as an argument).
+        InlineCode => "inline_code",
     }
 }
 

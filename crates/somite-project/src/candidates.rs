@@ -61,6 +61,59 @@ pub const FORBIDDEN_EXECUTABLES: &[&str] = &[
     "nf-core",
 ];
 
+/// Interpreters that run a program given inline, and the short or long
+/// flags that give it (`python3 -c CODE`, `perl -ne CODE`, `node --eval
+/// CODE`). Such a command is a shell by another name: a person reviewing
+/// the candidate would have to read a program hidden in one argument. The
+/// awk and sed families take their program as the first operand, so only
+/// `-f FILE` makes them acceptable.
+const INLINE_CODE: &[(&str, &[char], &[&str])] = &[
+    ("python", &['c'], &[]),
+    ("perl", &['e', 'E'], &[]),
+    ("ruby", &['e'], &[]),
+    ("node", &['e', 'p'], &["--eval", "--print"]),
+    ("nodejs", &['e', 'p'], &["--eval", "--print"]),
+    ("deno", &[], &["eval"]),
+    ("Rscript", &['e'], &[]),
+    ("R", &['e'], &[]),
+    ("php", &['r'], &[]),
+    ("lua", &['e'], &[]),
+    ("julia", &['e', 'E'], &["--eval", "--print"]),
+    ("tclsh", &[], &[]),
+];
+const PROGRAM_FIRST: &[&str] = &["awk", "gawk", "mawk", "nawk", "sed", "gsed"];
+
+/// The inline-code refusal of a candidate whose `bin` runs `words`, if any.
+fn inline_code(bin: &str, words: &[&str]) -> Option<String> {
+    let base = bin.rsplit('/').next().unwrap_or(bin);
+    // `python3`, `python3.11`, `perl5.36`: the interpreter's family.
+    let family = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if PROGRAM_FIRST.contains(&family) {
+        return (!words.iter().any(|w| *w == "-f" || w.starts_with("--file"))).then(|| {
+            format!(
+                "`{base}` runs the program its first argument gives; ship it as a file with `-f`"
+            )
+        });
+    }
+    let (_, short, long) = INLINE_CODE.iter().find(|(name, ..)| *name == family)?;
+    // The interpreter's own options come before its script: `python3 x.py
+    // -c y` passes `-c` to the script.
+    let options = words
+        .iter()
+        .skip_while(|w| w.rsplit('/').next() == Some(base))
+        .take_while(|w| w.starts_with('-') || long.contains(w));
+    options.into_iter().find_map(|word| {
+        let inline = long
+            .iter()
+            .any(|l| word == l || word.starts_with(&format!("{l}=")))
+            || word
+                .strip_prefix('-')
+                .filter(|flags| !flags.starts_with('-') && !flags.is_empty())
+                .is_some_and(|flags| flags.chars().any(|c| short.contains(&c)));
+        inline.then(|| format!("`{base} {word}` runs code given inline"))
+    })
+}
+
 /// What a candidate's flags and pins rest on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -213,6 +266,26 @@ pub fn check_candidate(
             "contract.bin",
             format!("`{bin}` is a shell or an environment/workflow manager"),
         ));
+    }
+    if let Some(bin) = &contract.bin {
+        let templates = contract.argv_templates();
+        let words: Vec<&str> = templates
+            .iter()
+            .flat_map(|t| &t.parts)
+            .filter_map(|part| match part {
+                ArgPart::Literal(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .flat_map(str::split_whitespace)
+            .collect();
+        if let Some(why) = inline_code(bin, &words) {
+            return Err(Error::new(
+                WorkshopCode::InlineCode,
+                format!("candidate `{}`: {why}", contract.id),
+                "Run a program the candidate's pinned packages install, with its inputs and parameters as arguments; code given inline is not a reviewable command.",
+            )
+            .with_details(json!({ "field": "contract.argv" })));
+        }
     }
     for (index, template) in contract.argv_templates().iter().enumerate() {
         for part in &template.parts {
@@ -457,4 +530,41 @@ pub fn accept(project: &mut Project, digest: &str) -> Result<Accepted, Error> {
         catalog_revision: project.catalog().revision().clone(),
         path: format!("{}/operators/{id}.json", crate::layout::DATA_DIR),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inline_code;
+
+    #[test]
+    fn an_interpreter_given_code_inline_is_refused_and_a_script_is_not() {
+        for (bin, argv) in [
+            ("python3", &["python3", "-c", "import os"][..]),
+            ("/usr/bin/python3.11", &["python3.11", "-Bc", "x"]),
+            ("perl", &["perl", "-ne", "print"]),
+            ("perl", &["perl", "-E", "say 1"]),
+            ("Rscript", &["Rscript", "-e", "1"]),
+            ("ruby", &["ruby", "-e", "1"]),
+            ("node", &["node", "--eval", "1"]),
+            ("node", &["node", "--eval=1"]),
+            ("awk", &["awk", "{print $1}"]),
+            ("gawk", &["gawk", "-F", "\t", "{print}"]),
+            ("sed", &["sed", "-e", "s/a/b/"]),
+        ] {
+            assert!(inline_code(bin, argv).is_some(), "{bin} {argv:?}");
+        }
+        for (bin, argv) in [
+            (
+                "python3",
+                &["python3", "-m", "multiqc", "-c", "config.yml"][..],
+            ),
+            ("python3", &["python3", "script.py", "-c", "5"]),
+            ("perl", &["perl", "-w", "tool.pl", "-e", "x"]),
+            ("awk", &["awk", "-f", "program.awk"]),
+            ("seqtk", &["seqtk", "seq", "-a"]),
+            ("fastp", &["fastp", "-c"]),
+        ] {
+            assert_eq!(inline_code(bin, argv), None, "{bin} {argv:?}");
+        }
+    }
 }

@@ -30,6 +30,7 @@ pub mod limits;
 pub mod process;
 pub mod proof;
 pub mod receipt;
+pub mod sandbox;
 pub mod status;
 pub mod store;
 pub mod supervisor;

@@ -21,6 +21,7 @@
 use crate::fixtures::{Mate, representative};
 use crate::proof::fixtures::FixtureKind;
 use crate::proof::{PROOF_KIND, Prover};
+use crate::sandbox::Sandbox;
 use crate::supervisor::{StatusPoll, Supervisor, ValidationRequest, check_idempotency_key};
 use crate::{RunStatus, RunnerError, RunnerToolchain};
 use serde::{Deserialize, Serialize};
@@ -303,6 +304,15 @@ impl Workshop {
                 ..original
             });
         }
+        // The candidate's command is nobody's reviewed code: without a
+        // sandbox it does not run at all.
+        let sandbox = Sandbox::probe().map_err(|reason| {
+            Error::new(
+                WorkshopCode::IsolationUnavailable,
+                format!("this machine cannot isolate a candidate's proof: {reason}"),
+                "Install bubblewrap (Debian: `apt install bubblewrap`, which scripts/setup does) on a kernel with user namespaces, then prove again.",
+            )
+        })?;
         let inputs = plan_inputs(catalog, candidate)?;
         let root = self.proof_root(key);
         // A folder without a receipt is a start a crash interrupted: it
@@ -363,7 +373,12 @@ impl Workshop {
                 },
             )
             .map_err(runner_error)?;
-        let task_proof = task_proof(project.catalog(), candidate, &root.join("task-proof"));
+        let task_proof = task_proof(
+            project.catalog(),
+            candidate,
+            &root.join("task-proof"),
+            &sandbox,
+        );
         let receipt = ProofReceipt {
             proof_id: key.clone(),
             candidate_digest: candidate.digest.clone(),
@@ -454,7 +469,12 @@ fn publish(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// Runs the task proof when the candidate's executable is on `PATH` and
 /// every input has a task-proof fixture; otherwise says why not.
-fn task_proof(catalog: &Catalog, candidate: &Candidate, root: &Path) -> TaskProofRecord {
+fn task_proof(
+    catalog: &Catalog,
+    candidate: &Candidate,
+    root: &Path,
+    sandbox: &Sandbox,
+) -> TaskProofRecord {
     let not_run = |reason: String| TaskProofRecord::NotRun {
         kind: PROOF_KIND.to_owned(),
         reason,
@@ -479,7 +499,7 @@ fn task_proof(catalog: &Catalog, candidate: &Candidate, root: &Path) -> TaskProo
             }
         }
     }
-    match Prover::new(catalog, root).prove_on(&candidate.operator_id, &fixtures) {
+    match Prover::new(catalog, root).prove_on(&candidate.operator_id, &fixtures, sandbox) {
         Ok(proof) => TaskProofRecord::Ran {
             kind: PROOF_KIND.to_owned(),
             passed: proof.passed,

@@ -79,12 +79,14 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             SourceCode::SourceTampered => StatusCode::INTERNAL_SERVER_ERROR,
         },
         ErrorCode::Workshop(code) => match code {
-            WorkshopCode::InvalidCandidate | WorkshopCode::FixtureUnsupported => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            WorkshopCode::InvalidCandidate
+            | WorkshopCode::InlineCode
+            | WorkshopCode::FixtureUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
             WorkshopCode::CandidateLimit => StatusCode::PAYLOAD_TOO_LARGE,
             WorkshopCode::CandidateNotFound => StatusCode::NOT_FOUND,
             WorkshopCode::PinnedRevisionConflict => StatusCode::CONFLICT,
+            // The host lacks what the proof needs, not the request.
+            WorkshopCode::IsolationUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         },
         // A provider that cannot answer (public data, or a project's pinned
         // source fetched again): the gateway's failure.

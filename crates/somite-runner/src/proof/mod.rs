@@ -23,6 +23,7 @@ pub mod loopback;
 pub mod recipes;
 
 use crate::error::RunnerError;
+use crate::sandbox::{self, Confined, Sandbox};
 use recipes::{Recipe, Source};
 use serde::Serialize;
 use somite_process::find_program;
@@ -33,12 +34,12 @@ use somite_workflow::graph::{Edge, Node, WorkflowDocument};
 use somite_workflow::operator::OperatorKind;
 use somite_workflow::{Catalog, Revision};
 use std::collections::BTreeMap;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What a proof is, in the words every output uses.
 pub const PROOF_KIND: &str = "task-level proof with the real binary, not a Nextflow run";
@@ -49,6 +50,8 @@ pub const PROOF_CPUS: u32 = 2;
 
 /// How long one task may run before the proof stops it and fails.
 pub const TASK_TIMEOUT: Duration = Duration::from_secs(300);
+/// The end of a task's stderr a proof reads for its tail.
+const STDERR_TAIL_BYTES: u64 = 64 << 10;
 
 /// The node id of the operator under proof in its one-node workflow.
 const TARGET: &str = "proof";
@@ -191,6 +194,12 @@ pub struct Prover<'c> {
     done: BTreeMap<String, Proof>,
     /// Started by the first recipe that downloads from it.
     loopback: Option<loopback::LoopbackServer>,
+    /// Where a proof's command runs: none for the reviewed catalog's own
+    /// operators (whose downloads reach the loopback server), a sandbox for
+    /// a candidate's.
+    sandbox: Option<Sandbox>,
+    /// The wall-clock time a task may take before its group is killed.
+    timeout: Duration,
 }
 
 impl<'c> Prover<'c> {
@@ -201,7 +210,14 @@ impl<'c> Prover<'c> {
             root: root.into(),
             done: BTreeMap::new(),
             loopback: None,
+            sandbox: None,
+            timeout: TASK_TIMEOUT,
         }
+    }
+
+    /// A prover whose tasks stop after `timeout` instead of [`TASK_TIMEOUT`].
+    pub fn with_timeout(self, timeout: Duration) -> Prover<'c> {
+        Prover { timeout, ..self }
     }
 
     /// The catalog's entry for `operator_id` if it is a tool a task can run;
@@ -259,13 +275,15 @@ impl<'c> Prover<'c> {
     }
 
     /// Proves `operator_id` with its default parameters on the given
-    /// fixtures, one per input port: an operator no recipe names, such as
-    /// a project's operator candidate.
+    /// fixtures, one per input port, in `sandbox`: an operator no recipe
+    /// names and nobody reviewed, such as a project's operator candidate.
     pub fn prove_on(
         &mut self,
         operator_id: &str,
         fixtures: &[(String, fixtures::FixtureKind)],
+        sandbox: &Sandbox,
     ) -> Result<Proof, RunnerError> {
+        self.sandbox = Some(sandbox.clone());
         let entry = self.external(operator_id)?;
         let mut inputs = BTreeMap::new();
         for (port, kind) in fixtures {
@@ -379,24 +397,47 @@ impl<'c> Prover<'c> {
             let p = work.join(name);
             std::fs::File::create(&p).map_err(|e| RunnerError::io(&p, e))
         };
-        let mut command = Command::new("/bin/bash");
-        command
-            .args(["-ue", ".command.sh"])
-            .current_dir(&work)
-            // A clean environment: above all no SOMITE_B64_PIXI_MANIFEST,
-            // so the script activates no Pixi environment.
-            .env_clear()
-            .env("PATH", &path)
-            .env("HOME", &home)
-            .env("LANG", "C.UTF-8")
-            .stdin(Stdio::null())
-            .stdout(file(".command.out")?)
-            .stderr(file(".command.err")?)
-            .process_group(0);
-        for env in &task.env {
-            command.env(&env.variable, env.encoded());
+        let mut env: Vec<(OsString, OsString)> = vec![
+            ("PATH".into(), path.clone().into()),
+            ("HOME".into(), home.clone().into()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ];
+        for variable in &task.env {
+            env.push((variable.variable.clone().into(), variable.encoded().into()));
         }
-        let exit_code = run_bounded(&mut command, &work)?;
+        // A clean environment: above all no SOMITE_B64_PIXI_MANIFEST, so the
+        // script activates no Pixi environment, and never the capability.
+        let mut command = match &self.sandbox {
+            Some(sandbox) => {
+                for dir in [&work, &home] {
+                    sandbox::hand_to(sandbox, dir).map_err(|e| RunnerError::io(dir, e))?;
+                }
+                sandbox.command(&Confined {
+                    work: &work,
+                    writable: vec![&home],
+                    read_only: vec![&self.root],
+                    env: env.clone(),
+                    program: "/bin/bash",
+                    args: vec!["-ue".into(), ".command.sh".into()],
+                })
+            }
+            None => {
+                let mut command = Command::new("/bin/bash");
+                command
+                    .args(["-ue", ".command.sh"])
+                    .current_dir(&work)
+                    .env_clear()
+                    .envs(env.iter().cloned())
+                    .stdin(Stdio::null())
+                    .process_group(0);
+                command
+            }
+        };
+        command
+            .stdout(file(".command.out")?)
+            .stderr(file(".command.err")?);
+        let exit_code = sandbox::run_bounded(&mut command, self.timeout)
+            .map_err(|e| RunnerError::io(&work, e))?;
 
         let mut outputs = Vec::new();
         for output in &task.outputs {
@@ -425,7 +466,7 @@ impl<'c> Prover<'c> {
                 appeared,
             });
         }
-        let stderr = std::fs::read(work.join(".command.err")).unwrap_or_default();
+        let stderr = tail_of(&work.join(".command.err"), STDERR_TAIL_BYTES);
         let stderr = String::from_utf8_lossy(&stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
         let tool_path = find_program(tool, Some(OsStr::new(&path)));
@@ -439,7 +480,7 @@ impl<'c> Prover<'c> {
             library: library.map(|l| l.name.to_owned()),
             tool_version: tool_path
                 .as_ref()
-                .and_then(|_| reported_version(tool, version_args, &path, &home)),
+                .and_then(|_| self.reported_version(tool, version_args, &env, &work)),
             debian_package: match (library, wrapper) {
                 (Some(library), _) => debian_package(Path::new(library.file)),
                 (None, Some(wrapper)) => debian_package(Path::new(wrapper.target)),
@@ -513,25 +554,6 @@ fn proof_document(
     Ok(doc)
 }
 
-/// Runs `command` in its own process group, stopping the whole group after
-/// [`TASK_TIMEOUT`]; the exit code, or `None` when it was stopped.
-fn run_bounded(command: &mut Command, work: &Path) -> Result<Option<i32>, RunnerError> {
-    let mut child = command.spawn().map_err(|e| RunnerError::io(work, e))?;
-    let deadline = Instant::now() + TASK_TIMEOUT;
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| RunnerError::io(work, e))? {
-            return Ok(status.code());
-        }
-        if Instant::now() > deadline {
-            let group = nix::unistd::Pid::from_raw(-(child.id() as i32));
-            let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
-            let _ = child.wait();
-            return Ok(None);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// What `glob` matches in `work`, as bash's `compgen -G` (the compiler's own
 /// output check) lists it, relative and sorted.
 fn expand_glob(work: &Path, glob: &str) -> Result<Vec<String>, RunnerError> {
@@ -596,17 +618,58 @@ fn install_wrapper(shims: &Path, tool: &str, script: &str) -> Result<(), RunnerE
         .map_err(|e| RunnerError::io(&path, e))
 }
 
-/// The version the tool prints about itself: the first word of its version
-/// output that looks like one (`1.16.1`, `v0.11.9`, `0.7.17-r1188`).
-fn reported_version(tool: &str, args: &[&str], path: &str, home: &Path) -> Option<String> {
-    let out = Command::new(tool)
-        .args(args)
-        .env_clear()
-        .env("PATH", path)
-        .env("HOME", home)
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
+/// The last `max` bytes of the file at `path` (a task's stderr may be as
+/// large as the sandbox's file limit).
+fn tail_of(path: &Path, max: u64) -> Vec<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut tail = Vec::new();
+    if file.seek(SeekFrom::Start(len.saturating_sub(max))).is_ok() {
+        let _ = file.take(max).read_to_end(&mut tail);
+    }
+    tail
+}
+
+impl Prover<'_> {
+    /// The version the tool prints about itself, asked where its proof ran
+    /// (in the sandbox for a candidate, whose `bin` nobody reviewed).
+    fn reported_version(
+        &self,
+        tool: &str,
+        args: &[&str],
+        env: &[(OsString, OsString)],
+        work: &Path,
+    ) -> Option<String> {
+        let mut command = match &self.sandbox {
+            Some(sandbox) => sandbox.command(&Confined {
+                work,
+                writable: Vec::new(),
+                read_only: vec![&self.root],
+                env: env.to_vec(),
+                program: tool,
+                args: args.iter().map(OsString::from).collect(),
+            }),
+            None => {
+                let mut command = Command::new(tool);
+                command
+                    .args(args)
+                    .env_clear()
+                    .envs(env.iter().cloned())
+                    .stdin(Stdio::null());
+                command
+            }
+        };
+        let out = command.output().ok()?;
+        version_in(&out)
+    }
+}
+
+/// The first word of a version output that looks like one (`1.16.1`,
+/// `v0.11.9`, `0.7.17-r1188`).
+fn version_in(out: &std::process::Output) -> Option<String> {
     let text = format!(
         "{}\n{}",
         String::from_utf8_lossy(&out.stdout),

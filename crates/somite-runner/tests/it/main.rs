@@ -12,6 +12,7 @@ mod proofs;
 mod real_toolchain;
 mod restart;
 mod runs;
+mod sandbox;
 mod source_preview;
 mod validation;
 mod workshop;

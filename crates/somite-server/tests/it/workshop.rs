@@ -173,6 +173,26 @@ async fn each_draft_rule_is_refused_with_its_code_and_field() {
         assert_envelope(&refused, "invalid_candidate");
         assert_eq!(refused["details"]["field"], field, "{why}: {refused}");
     }
+    // An interpreter given its program inline is a shell by another name.
+    for (bin, tokens) in [
+        (
+            "python3",
+            json!([
+                "python3",
+                "-c",
+                "import sys; print(open(sys.argv[1]).read())",
+                "{input.reads}"
+            ]),
+        ),
+        ("perl", json!(["perl", "-ne", "print", "{input.reads}"])),
+        ("awk", json!(["awk", "NR % 4 == 2", "{input.reads}"])),
+    ] {
+        let body = with(argv(tokens), "/contract/bin", json!(bin));
+        let (status, refused) = h.post("/api/operator-candidates", &body).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bin}: {refused}");
+        assert_envelope(&refused, "inline_code");
+        assert_eq!(refused["details"]["field"], "contract.argv", "{refused}");
+    }
     let (_, listed) = h.get("/api/operator-candidates").await;
     assert_eq!(listed["candidates"], json!([]), "nothing refused was kept");
 
