@@ -1,12 +1,14 @@
 /**
  * The Operator Workshop from the person's side: a `project.*` candidate
- * (seqtk seq -a, FASTQ to FASTA) is drafted and proved over HTTP, the way
- * an agent's tools reach the runtime (the draft and prove routes are the
- * ones the MCP router shares); the person opens it in Project tools, sees
- * the proof for what it is (a validation run with the runner's Pixi
- * STAND-IN, and the task proof with seqtk where it is on PATH, else "not
- * run"), accepts it, and the palette — still showing the same search —
- * offers the new operator without a reload; it is placed on the canvas.
+ * (seqtk seq -a, FASTQ to FASTA) is drafted over HTTP, the way an agent's
+ * tools reach the runtime (the draft route is the one the MCP router
+ * shares); the person opens it in Project tools, where Accept waits for a
+ * passed proof, proves it, sees the proof for what it is (a validation run
+ * with the runner's Pixi STAND-IN and the task proof with the real seqtk in
+ * its sandbox: the exact command, fixtures, outputs checked), accepts it,
+ * and the palette — still showing the same search — offers the new operator
+ * without a reload; it is placed on the canvas. A candidate with a flag
+ * seqtk does not have fails its proof, and Accept stays disabled.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,25 +76,25 @@ test("a drafted and proved candidate is accepted by a person and placed from the
 
   const drafted = await somite.api<Drafted>("/api/operator-candidates", DRAFT);
   expect(drafted.operator_id).toBe(OPERATOR);
-  const receipt = await somite.api<Receipt>(`/api/operator-candidates/${encodeURIComponent(drafted.digest)}/proofs`, {
-    idempotency_key: "e2e-workshop-proof-0001",
-  });
-  expect(receipt.candidate_digest).toBe(drafted.digest);
-  let status = await somite.api<ProofStatus>(`/api/operator-proofs/${receipt.proof_id}?wait_ms=20000`);
-  for (let attempt = 0; attempt < 10 && !["completed", "failed", "cancelled"].includes(status.run.phase); attempt++) {
-    status = await somite.api<ProofStatus>(`/api/operator-proofs/${receipt.proof_id}?wait_ms=20000`);
-  }
-  expect(status.candidate_digest).toBe(drafted.digest);
 
   await page.getByRole("button", { name: "Project tools" }).click();
   const panel = page.getByLabel("Project tools", { exact: true });
   const candidate = panel.locator(`.candidate[data-operator="${OPERATOR}"]`);
   await candidate.waitFor();
+  // Never proven: Accept waits for a proof.
+  expect(await candidate.getByRole("button", { name: "Accept" }).isDisabled()).toBe(true);
+  await candidate.getByText("Accept needs a passed proof").waitFor();
+  await candidate.getByRole("button", { name: "Prove" }).click();
   // The proof is shown as what it is: the validation run it was, and the
-  // task proof by its own name and outcome.
-  const proofs = candidate.locator("details", { hasText: "Proofs (1)" });
-  await expect.poll(() => proofs.textContent()).toContain(`validation run ${receipt.run_id}`);
-  expect(await proofs.textContent()).toMatch(/: (passed|failed|not run \()/);
+  // task proof by its own name, outcome and exact command.
+  const proof = candidate.locator(".proof").first();
+  await proof.waitFor({ timeout: 60_000 });
+  await expect.poll(() => proof.textContent(), { timeout: 60_000 }).toMatch(/: passed/);
+  expect(await proof.textContent()).toMatch(/validation run \S+ \(completed/);
+  expect(await proof.textContent()).toContain("Outputs checked: fasta");
+  await proof.getByText("Exact command").click();
+  expect(await proof.locator(".proof__script").textContent()).toContain("'seqtk'");
+  expect(await candidate.getByRole("button", { name: "Accept" }).isDisabled()).toBe(false);
   await screenshot(page, "workshop-01-candidate");
 
   const before = await somite.api<WorkflowView>("/api/workflow");
@@ -112,4 +114,27 @@ test("a drafted and proved candidate is accepted by a person and placed from the
   expect(after.catalog_revision).not.toBe(before.catalog_revision);
   await node(page, placed?.id ?? "").waitFor();
   await screenshot(page, "workshop-03-placed");
+});
+
+test("a candidate whose proof fails cannot be accepted", async () => {
+  const { page } = browser;
+  const wrong = structuredClone(DRAFT);
+  wrong.contract.id = "project.fastq_to_fasta_wrong";
+  wrong.contract.argv = ["seqtk", "seq", "--fasta", "{input.reads}"];
+  wrong.evidence.flags = [{ flag: "--fasta", excerpt: "--fasta  output FASTA" }];
+  const drafted = await somite.api<Drafted>("/api/operator-candidates", wrong);
+  const receipt = await somite.api<Receipt>(`/api/operator-candidates/${encodeURIComponent(drafted.digest)}/proofs`, {
+    idempotency_key: "e2e-workshop-proof-wrong-0001",
+  });
+  let status = await somite.api<ProofStatus>(`/api/operator-proofs/${receipt.proof_id}?wait_ms=20000`);
+  for (let attempt = 0; attempt < 10 && !["completed", "failed", "cancelled"].includes(status.run.phase); attempt++) {
+    status = await somite.api<ProofStatus>(`/api/operator-proofs/${receipt.proof_id}?wait_ms=20000`);
+  }
+  await page.goto(somite.url);
+  await page.getByRole("button", { name: "Project tools" }).click();
+  const candidate = page.getByLabel("Project tools", { exact: true }).locator('.candidate[data-operator="project.fastq_to_fasta_wrong"]');
+  await candidate.waitFor();
+  await expect.poll(() => candidate.locator(".proof").first().textContent()).toMatch(/did not pass/);
+  expect(await candidate.getByRole("button", { name: "Accept" }).isDisabled()).toBe(true);
+  await screenshot(page, "workshop-04-failed-proof");
 });

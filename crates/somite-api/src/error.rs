@@ -166,6 +166,9 @@ code_group! {
         /// The candidate runs an interpreter on code given inline
         /// (`python3 -c`, `perl -e`, an awk program as an argument).
         InlineCode => "inline_code",
+        /// Accepting needs a passed proof of exactly this candidate (its
+        /// validation and its task proof with the real tool).
+        ProofRequired => "proof_required",
     }
 }
 

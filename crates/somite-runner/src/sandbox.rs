@@ -24,7 +24,8 @@
 //! [`Sandbox::probe`] says why and nothing runs unconfined.
 
 use nix::sys::resource::{Resource, setrlimit};
-use nix::unistd::{Gid, Uid};
+use nix::unistd::Uid;
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -59,13 +60,20 @@ impl Default for SandboxLimits {
 #[derive(Debug, Clone)]
 pub struct Sandbox {
     bwrap: PathBuf,
-    /// The unprivileged user the command runs as when Somite runs as root.
-    drop_to: Option<(Uid, Gid)>,
+    /// Run as root, `setpriv` (util-linux) drops the command to `nobody`
+    /// once `bwrap` has built its view.
+    setpriv: Option<PathBuf>,
     pub limits: SandboxLimits,
 }
 
 /// `nobody`/`nogroup` on Debian.
-const NOBODY: (u32, u32) = (65534, 65534);
+const NOBODY: u32 = 65534;
+
+/// Where the system's own folders are mounted (or linked) in the sandbox:
+/// a bound folder's parents are created there only outside these.
+const SYSTEM: [&str; 9] = [
+    "/usr", "/etc", "/dev", "/proc", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+];
 
 /// What [`Sandbox::command`] confines.
 #[derive(Debug, Clone)]
@@ -83,29 +91,40 @@ pub struct Confined<'a> {
 }
 
 impl Sandbox {
-    /// The sandbox of this host, probed once per process: `bwrap` on `PATH`
-    /// (or at `/usr/bin/bwrap`) and a trial run that builds every namespace.
+    /// The sandbox of this host, probed once per process: `bwrap` (and, as
+    /// root, `setpriv`) on `PATH` and a trial run that builds every
+    /// namespace.
     pub fn probe() -> Result<Sandbox, String> {
         static PROBED: OnceLock<Result<Sandbox, String>> = OnceLock::new();
         PROBED.get_or_init(probe_once).clone()
     }
 
-    /// Whether `bwrap` runs the command as another user, whose files (the
-    /// work folder) must be handed to it first.
-    pub fn runs_as(&self) -> Option<Uid> {
-        self.drop_to.map(|(uid, _)| uid)
+    /// The user the command runs as when it is not Somite's own: its work
+    /// folders must be handed to it first ([`hand_to`]).
+    fn runs_as(&self) -> Option<Uid> {
+        self.setpriv.as_ref().map(|_| Uid::from_raw(NOBODY))
     }
 
-    /// The command that runs `confined` in the sandbox, its stdio closed
-    /// unless the caller sets it, in a process group of its own.
+    /// The command that runs `confined` in the sandbox, its stdin closed,
+    /// in a process group of its own.
     pub fn command(&self, confined: &Confined<'_>) -> Command {
         let mut command = Command::new(&self.bwrap);
+        if self.setpriv.is_some() {
+            // As root, `bwrap` mounts without a user namespace and
+            // `setpriv` then gives up root and every capability.
+            command.args([
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]);
+        } else {
+            command.args(["--unshare-all", "--cap-drop", "ALL"]);
+        }
         command.args([
-            "--unshare-all",
             "--die-with-parent",
             "--new-session",
-            "--cap-drop",
-            "ALL",
             "--clearenv",
             "--ro-bind",
             "/usr",
@@ -132,31 +151,63 @@ impl Sandbox {
                 Err(_) => {}
             }
         }
-        for dir in &confined.read_only {
-            command.arg("--ro-bind").arg(dir).arg(dir);
+        let binds: Vec<(&str, &Path)> = confined
+            .read_only
+            .iter()
+            .map(|dir| ("--ro-bind", *dir))
+            .chain(
+                confined
+                    .writable
+                    .iter()
+                    .chain([&confined.work])
+                    .map(|dir| ("--bind", *dir)),
+            )
+            .collect();
+        // The folders above a bound one exist in the sandbox only as its
+        // way there, open to its user (the host's may be private).
+        let mut parents = BTreeSet::new();
+        for (_, dir) in &binds {
+            parents.extend(dir.ancestors().skip(1).filter(|p| {
+                !matches!(p.to_str(), Some("/" | "/tmp"))
+                    && !SYSTEM.iter().any(|system| p.starts_with(system))
+            }));
         }
-        for dir in confined.writable.iter().chain([&confined.work]) {
-            command.arg("--bind").arg(dir).arg(dir);
+        for parent in parents {
+            command.args(["--perms", "0755", "--dir"]).arg(parent);
+        }
+        for (flag, dir) in binds {
+            command.arg(flag).arg(dir).arg(dir);
         }
         command.arg("--chdir").arg(confined.work);
         for (name, value) in &confined.env {
             command.arg("--setenv").arg(name).arg(value);
         }
+        command.arg("--");
+        if let Some(setpriv) = &self.setpriv {
+            command
+                .arg(setpriv)
+                .arg(format!("--reuid={NOBODY}"))
+                .arg(format!("--regid={NOBODY}"))
+                .args([
+                    "--clear-groups",
+                    "--inh-caps=-all",
+                    "--bounding-set=-all",
+                    "--",
+                ]);
+        }
         command
-            .arg("--")
             .arg(confined.program)
             .args(&confined.args)
             .env_clear()
             .stdin(Stdio::null())
             .process_group(0);
         let limits = self.limits;
-        let drop_to = self.drop_to;
-        let processes = limits.processes
-            + drop_to.map_or_else(|| tasks_of(Uid::current()), |(uid, _)| tasks_of(uid));
+        let processes = limits.processes + tasks_of(self.runs_as().unwrap_or_else(Uid::current));
         // The limits must be set in the child before `bwrap` starts, which
-        // std offers only through `pre_exec`.
-        // SAFETY: between fork and exec only async-signal-safe calls are
-        // made (setrlimit, setgroups, setgid, setuid), and no allocation.
+        // std offers only through `pre_exec`; they hold for every process
+        // the command starts.
+        // SAFETY: between fork and exec only setrlimit is called, which is
+        // async-signal-safe, and nothing is allocated.
         #[allow(unsafe_code)]
         unsafe {
             command.pre_exec(move || {
@@ -167,13 +218,7 @@ impl Sandbox {
                 set(Resource::RLIMIT_AS, limits.address_space_bytes)?;
                 set(Resource::RLIMIT_FSIZE, limits.file_bytes)?;
                 set(Resource::RLIMIT_NPROC, processes)?;
-                set(Resource::RLIMIT_CORE, 0)?;
-                if let Some((uid, gid)) = drop_to {
-                    nix::unistd::setgroups(&[]).map_err(std::io::Error::from)?;
-                    nix::unistd::setgid(gid).map_err(std::io::Error::from)?;
-                    nix::unistd::setuid(uid).map_err(std::io::Error::from)?;
-                }
-                Ok(())
+                set(Resource::RLIMIT_CORE, 0)
             });
         }
         command
@@ -181,20 +226,23 @@ impl Sandbox {
 }
 
 fn probe_once() -> Result<Sandbox, String> {
-    let bwrap = which::which("bwrap")
-        .ok()
-        .or_else(|| Some(PathBuf::from("/usr/bin/bwrap")).filter(|p| p.is_file()))
-        .ok_or_else(|| "bubblewrap (`bwrap`) is not installed".to_owned())?;
-    let drop_to = Uid::effective()
-        .is_root()
-        .then(|| (Uid::from_raw(NOBODY.0), Gid::from_raw(NOBODY.1)));
+    let bwrap =
+        which::which("bwrap").map_err(|_| "bubblewrap (`bwrap`) is not installed".to_owned())?;
+    let setpriv = if Uid::effective().is_root() {
+        Some(which::which("setpriv").map_err(|_| {
+            "running as root needs util-linux's `setpriv` to leave root in the sandbox".to_owned()
+        })?)
+    } else {
+        None
+    };
     let sandbox = Sandbox {
         bwrap,
-        drop_to,
+        setpriv,
         limits: SandboxLimits::default(),
     };
     let trial = std::env::temp_dir().join(format!("somite-sandbox-probe-{}", std::process::id()));
-    std::fs::create_dir_all(&trial).map_err(|e| format!("{}: {e}", trial.display()))?;
+    let _ = std::fs::remove_dir_all(&trial);
+    std::fs::create_dir(&trial).map_err(|e| format!("{}: {e}", trial.display()))?;
     hand_to(&sandbox, &trial).map_err(|e| format!("{}: {e}", trial.display()))?;
     let output = sandbox
         .command(&Confined {
@@ -222,10 +270,10 @@ fn probe_once() -> Result<Sandbox, String> {
 /// Gives `dir` (and what is in it) to the sandbox's user, when it runs as
 /// another one.
 pub fn hand_to(sandbox: &Sandbox, dir: &Path) -> std::io::Result<()> {
-    let Some((uid, gid)) = sandbox.drop_to else {
+    let Some(uid) = sandbox.runs_as() else {
         return Ok(());
     };
-    std::os::unix::fs::lchown(dir, Some(uid.as_raw()), Some(gid.as_raw()))?;
+    std::os::unix::fs::lchown(dir, Some(uid.as_raw()), Some(NOBODY))?;
     if dir.is_dir() && !dir.is_symlink() {
         for entry in std::fs::read_dir(dir)? {
             hand_to(sandbox, &entry?.path())?;

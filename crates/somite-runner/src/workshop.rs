@@ -108,6 +108,10 @@ pub struct ProofStatus {
     /// True only once the run ended and its evidence receipt for the proof
     /// graph's revision verified as passed.
     pub proven: bool,
+    /// Whether the proof passed as a whole: `proven`, and the task proof ran
+    /// the candidate's real tool and passed. Only such a proof lets a person
+    /// accept the candidate.
+    pub passed: bool,
     /// The proof graph's evidence, once the run ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<EvidenceLookup>,
@@ -416,6 +420,43 @@ impl Workshop {
         Ok(receipts)
     }
 
+    /// The status of every proof of the candidate `digest`, oldest first,
+    /// without waiting.
+    pub async fn proofs_of(&self, digest: &Revision) -> Result<Vec<ProofStatus>, Error> {
+        let mut statuses = Vec::new();
+        for receipt in self.receipts()? {
+            if receipt.candidate_digest == *digest {
+                let now = StatusPoll {
+                    wait_ms: 0,
+                    since_revision: None,
+                };
+                statuses.push(self.status(&receipt.proof_id, now).await?);
+            }
+        }
+        Ok(statuses)
+    }
+
+    /// Refuses with `proof_required` unless a proof of exactly this
+    /// candidate passed.
+    pub async fn require_passed_proof(&self, digest: &Revision) -> Result<(), Error> {
+        let proofs = self.proofs_of(digest).await?;
+        if proofs.iter().any(|p| p.passed) {
+            return Ok(());
+        }
+        let why = match proofs.last() {
+            None => "it was never proven".to_owned(),
+            Some(last) if !last.run.phase.is_terminal() => {
+                format!("its proof {} has not ended", last.receipt.proof_id)
+            }
+            Some(last) => format!("its proof {} did not pass", last.receipt.proof_id),
+        };
+        Err(Error::new(
+            WorkshopCode::ProofRequired,
+            format!("candidate {digest} cannot be accepted: {why}"),
+            "Prove this exact candidate (Project tools, or the agent's somite.operator_candidate.prove) and accept it once a proof passed; a changed candidate needs its own proof.",
+        ))
+    }
+
     /// The proof's receipt with its run's status, waiting like run status
     /// (`wait_ms`), and, once the run ended, its evidence.
     pub async fn status(&self, proof_id: &str, poll: StatusPoll) -> Result<ProofStatus, Error> {
@@ -444,8 +485,14 @@ impl Workshop {
         } else {
             None
         };
+        let proven = evidence.as_ref().is_some_and(|e| e.validated);
         Ok(ProofStatus {
-            proven: evidence.as_ref().is_some_and(|e| e.validated),
+            proven,
+            passed: proven
+                && matches!(
+                    receipt.task_proof,
+                    TaskProofRecord::Ran { passed: true, .. }
+                ),
             receipt,
             run,
             evidence,

@@ -84,7 +84,9 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             | WorkshopCode::FixtureUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
             WorkshopCode::CandidateLimit => StatusCode::PAYLOAD_TOO_LARGE,
             WorkshopCode::CandidateNotFound => StatusCode::NOT_FOUND,
-            WorkshopCode::PinnedRevisionConflict => StatusCode::CONFLICT,
+            WorkshopCode::PinnedRevisionConflict | WorkshopCode::ProofRequired => {
+                StatusCode::CONFLICT
+            }
             // The host lacks what the proof needs, not the request.
             WorkshopCode::IsolationUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         },

@@ -84,8 +84,11 @@ pub struct ListedCandidate {
     /// The contract the catalog holds under this id now (an accepted
     /// earlier version), if any.
     pub accepted_contract: Option<Value>,
-    /// Its proofs, oldest first.
-    pub proofs: Vec<ProofReceipt>,
+    /// Its proofs with their state now, oldest first.
+    pub proofs: Vec<ProofStatus>,
+    /// Whether a proof of exactly this candidate passed: only then may a
+    /// person accept it (`proof_required` otherwise).
+    pub acceptable: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -96,40 +99,40 @@ pub struct CandidateList {
 
 /// `GET /api/operator-candidates` (human only).
 pub async fn list(State(state): State<Arc<AppState>>) -> Result<Json<CandidateList>, ApiError> {
-    blocking(&state, move |s| {
+    let (stored, catalog) = blocking(&state, move |s| {
         let (layout, catalog) = {
             let project = s.project();
             (project.layout().clone(), project.catalog().clone())
         };
-        let stored = candidates::list(&layout)?;
-        let receipts = s.workshop.receipts()?;
-        let mut listed: Vec<ListedCandidate> = Vec::new();
-        for candidate in stored {
-            let previous_digest = listed
-                .iter()
-                .rev()
-                .find(|l| l.candidate.operator_id == candidate.operator_id)
-                .map(|l| l.candidate.digest.to_string());
-            listed.push(ListedCandidate {
-                accepted_contract: catalog
-                    .get(&candidate.operator_id)
-                    .map(|e| serde_json::to_value(&e.contract).expect("contracts serialize")),
-                proofs: receipts
-                    .iter()
-                    .filter(|r| r.candidate_digest == candidate.digest)
-                    .cloned()
-                    .collect(),
-                previous_digest,
-                candidate,
-            });
-        }
-        Ok(CandidateList {
-            catalog_revision: catalog.revision().to_string(),
-            candidates: listed,
-        })
+        Ok((candidates::list(&layout)?, catalog))
     })
-    .await
-    .map(Json)
+    .await?;
+    let mut listed: Vec<ListedCandidate> = Vec::new();
+    for candidate in stored {
+        let previous_digest = listed
+            .iter()
+            .rev()
+            .find(|l| l.candidate.operator_id == candidate.operator_id)
+            .map(|l| l.candidate.digest.to_string());
+        let proofs = state
+            .workshop
+            .proofs_of(&candidate.digest)
+            .await
+            .map_err(ApiError::from)?;
+        listed.push(ListedCandidate {
+            accepted_contract: catalog
+                .get(&candidate.operator_id)
+                .map(|e| serde_json::to_value(&e.contract).expect("contracts serialize")),
+            acceptable: proofs.iter().any(|p| p.passed),
+            proofs,
+            previous_digest,
+            candidate,
+        });
+    }
+    Ok(Json(CandidateList {
+        catalog_revision: catalog.revision().to_string(),
+        candidates: listed,
+    }))
 }
 
 /// `POST /api/operator-candidates/{digest}/proofs`: runs the candidate once
@@ -179,6 +182,16 @@ pub async fn accept(
     Path(digest): Path<String>,
     JsonBody(NoOptions {}): JsonBody<NoOptions>,
 ) -> Result<Json<Accepted>, ApiError> {
+    let candidate = {
+        let layout = state.project().layout().clone();
+        let digest = digest.clone();
+        blocking(&state, move |_| candidates::read(&layout, &digest)).await?
+    };
+    state
+        .workshop
+        .require_passed_proof(&candidate.digest)
+        .await
+        .map_err(ApiError::from)?;
     let accepted = blocking(&state, move |s| {
         candidates::accept(&mut s.project(), &digest)
     })

@@ -15,6 +15,19 @@ export const proofReceipt = z.object({
   task_proof: record,
 });
 
+/** A proof with its state now: its validation run's phase, and whether it passed as a whole. */
+export const proofStatus = z.object({
+  proof_id: z.string(),
+  candidate_digest: z.string(),
+  run_id: z.string(),
+  closure_digest: z.string(),
+  fixtures: z.array(record),
+  task_proof: record,
+  run: z.object({ phase: z.string() }),
+  proven: z.boolean(),
+  passed: z.boolean(),
+});
+
 export const listedCandidate = z.object({
   digest: z.string(),
   operator_id: z.string(),
@@ -28,7 +41,9 @@ export const listedCandidate = z.object({
   drafted_at_ms: z.number(),
   previous_digest: z.nullable(z.string()),
   accepted_contract: z.nullable(record),
-  proofs: z.array(proofReceipt),
+  proofs: z.array(proofStatus),
+  /** A proof of exactly this candidate passed: only then does Accept work. */
+  acceptable: z.boolean(),
 });
 
 export const candidateList = z.object({
@@ -47,5 +62,6 @@ export const accepted = z.object({
 export const rejected = z.object({ rejected: z.string() });
 
 export type ListedCandidate = z.infer<typeof listedCandidate>;
+export type ProofStatus = z.infer<typeof proofStatus>;
 export type CandidateList = z.infer<typeof candidateList>;
 export type Accepted = z.infer<typeof accepted>;

@@ -1,8 +1,10 @@
 /**
  * The Project tools panel: where a person decides about operator candidates
  * an agent (or they) drafted. It lists each candidate with its contract, its
- * evidence, its proofs and what changed since the earlier version, and owns
- * Accept and Reject — actions the runtime offers on human routes only.
+ * evidence, its proofs (state, the exact command, fixtures, outputs checked,
+ * the end of stderr) and what changed since the earlier version, and owns
+ * Prove, Accept and Reject — Accept only once a proof of exactly this
+ * candidate passed, the rule the runtime's route enforces too.
  *
  * The panel is a list of sections so other project-level tool views (an
  * "Installed resources" section, say) can be mounted beside the candidates.
@@ -12,7 +14,7 @@ import type { ReactNode } from "react";
 import { HttpClient } from "../api/http";
 import { MAX_REPLY_BYTES } from "../api/limits";
 import * as w from "../api/workshopSchemas";
-import type { Accepted, CandidateList, ListedCandidate } from "../api/workshopSchemas";
+import type { Accepted, CandidateList, ListedCandidate, ProofStatus } from "../api/workshopSchemas";
 import { canonicalJson, lineDiff } from "./diff";
 import "./tools.css";
 
@@ -85,6 +87,36 @@ function Candidates({ onAccepted }: { readonly onAccepted: (accepted: Accepted) 
     },
     [onAccepted, reload],
   );
+  const [proving, setProving] = useState<string | undefined>();
+  const prove = useCallback(
+    async (candidate: ListedCandidate) => {
+      setProving(candidate.digest);
+      try {
+        const key = `ui-prove-${Date.now().toString(36)}-${candidate.digest.slice(-8)}`;
+        const receipt = await http.request({
+          path: `/api/operator-candidates/${encodeURIComponent(candidate.digest)}/proofs`,
+          method: "POST",
+          body: { idempotency_key: key },
+          schema: w.proofReceipt,
+          maxBytes: MAX_REPLY_BYTES,
+        });
+        for (let polls = 0; polls < 60; polls++) {
+          const status = await http.request({
+            path: `/api/operator-proofs/${encodeURIComponent(receipt.proof_id)}?wait_ms=10000`,
+            schema: w.proofStatus,
+            maxBytes: MAX_REPLY_BYTES,
+          });
+          if (TERMINAL.includes(status.run.phase)) break;
+        }
+        await reload();
+      } catch (error) {
+        setFailure(describe(error));
+      } finally {
+        setProving(undefined);
+      }
+    },
+    [reload],
+  );
   if (!list) return <p className="muted">{failure ?? "Loading candidates…"}</p>;
   const byDigest = new Map(list.candidates.map((c) => [c.digest, c]));
   return (
@@ -115,12 +147,8 @@ function Candidates({ onAccepted }: { readonly onAccepted: (accepted: Accepted) 
               </details>
               <details open={candidate.proofs.length > 0}>
                 <summary>Proofs ({candidate.proofs.length})</summary>
-                <ul>
-                  {candidate.proofs.map((proof) => (
-                    <li key={proof.proof_id}>
-                      {proof.proof_id}: validation run {proof.run_id} (closure {proof.closure_digest.slice(0, 19)}); {taskProofLine(proof.task_proof)}
-                    </li>
-                  ))}
+                <ul className="candidate__proofs">
+                  {candidate.proofs.map((proof) => <Proof key={proof.proof_id} proof={proof} />)}
                 </ul>
               </details>
               {earlier && (
@@ -138,14 +166,53 @@ function Candidates({ onAccepted }: { readonly onAccepted: (accepted: Accepted) 
                 </details>
               )}
               <div className="candidate__actions">
-                <button type="button" className="button button--small" onClick={() => void decide(candidate, "accept")}>Accept</button>
+                <button type="button" className="button button--small" disabled={proving !== undefined} onClick={() => void prove(candidate)}>
+                  {proving === candidate.digest ? "Proving…" : "Prove"}
+                </button>
+                <button type="button" className="button button--small" disabled={!candidate.acceptable} onClick={() => void decide(candidate, "accept")}>Accept</button>
                 <button type="button" className="button button--small" onClick={() => void decide(candidate, "reject")}>Reject</button>
               </div>
+              {!candidate.acceptable && <p className="muted candidate__gate">Accept needs a passed proof of exactly this version.</p>}
             </li>
           );
         })}
       </ul>
     </>
+  );
+}
+
+const TERMINAL = ["completed", "failed", "cancelled"];
+
+/** One proof as a person reviews it before accepting. */
+function Proof({ proof }: { readonly proof: ProofStatus }) {
+  const ended = TERMINAL.includes(proof.run.phase);
+  const outcome = proof.passed ? "passed" : ended ? "did not pass" : "running";
+  const task = proof.task_proof;
+  const ran = task.state === "ran" && typeof task.proof === "object" && task.proof !== null ? (task.proof as Record<string, unknown>) : undefined;
+  const outputs = Array.isArray(ran?.outputs) ? (ran.outputs as Record<string, unknown>[]) : [];
+  const fixtures = Array.isArray(ran?.fixtures) ? (ran.fixtures as Record<string, unknown>[]) : [];
+  return (
+    <li className={`proof proof--${proof.passed ? "passed" : ended ? "failed" : "running"}`} data-proof={proof.proof_id}>
+      <p>
+        <strong>{proof.proof_id}: {outcome}</strong> · validation run {proof.run_id} ({proof.run.phase}, closure {proof.closure_digest.slice(0, 19)}); {taskProofLine(task)}
+      </p>
+      {fixtures.length > 0 && <p>Fixtures: {fixtures.map((f) => `${String(f.port)} ← ${String(f.name)}`).join(", ")}</p>}
+      {outputs.length > 0 && (
+        <p>Outputs checked: {outputs.map((o) => `${String(o.port)} (${String(o.glob)}) ${o.passed === true ? "present" : "missing or empty"}`).join(", ")}</p>
+      )}
+      {typeof ran?.script === "string" && (
+        <details>
+          <summary>Exact command</summary>
+          <pre className="proof__script">{ran.script}</pre>
+        </details>
+      )}
+      {typeof ran?.stderr_tail === "string" && ran.stderr_tail !== "" && (
+        <details>
+          <summary>End of stderr</summary>
+          <pre>{ran.stderr_tail}</pre>
+        </details>
+      )}
+    </li>
   );
 }
 

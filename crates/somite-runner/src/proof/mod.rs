@@ -85,6 +85,8 @@ pub struct Proof {
     pub pinned: BTreeMap<String, String>,
     /// The cpus the script was rendered with (`task.cpus`).
     pub cpus: u32,
+    /// The exact `.command.sh` the task ran, as a person reviews it.
+    pub script: String,
     pub script_digest: Revision,
     /// Every staged input: port, stage name and content digest.
     pub fixtures: Vec<Staged>,
@@ -490,6 +492,7 @@ impl<'c> Prover<'c> {
             pinned: contract.pixi.clone(),
             cpus,
             script_digest: digest_bytes(script.as_bytes()),
+            script,
             fixtures: staged,
             passed: exit_code == Some(0) && outputs.iter().all(|o| o.passed),
             exit_code,

@@ -37,15 +37,20 @@ fn run(command: &mut Command) -> Option<i32> {
 #[test]
 fn its_own_folder_is_writable_and_nothing_else_is() {
     let sandbox = sandbox();
-    let work = tempfile::tempdir().unwrap();
+    // Inside a folder only its owner may enter, as a project's often is: the
+    // sandbox reaches its folder all the same, and nothing above it.
+    let private = tempfile::tempdir().unwrap();
+    let work = private.path().join("task");
+    std::fs::create_dir(&work).unwrap();
+    let work = &work;
     let outside = tempfile::tempdir().unwrap();
     let script = format!(
         "echo inside > ok && (echo x > {0}/planted || true) && (echo x > /usr/planted || true) && (echo x > /etc/planted || true)",
         outside.path().display()
     );
-    assert_eq!(run(&mut confined(&sandbox, work.path(), &script)), Some(0));
+    assert_eq!(run(&mut confined(&sandbox, work, &script)), Some(0));
     assert_eq!(
-        std::fs::read_to_string(work.path().join("ok")).unwrap(),
+        std::fs::read_to_string(work.join("ok")).unwrap(),
         "inside\n"
     );
     assert!(!outside.path().join("planted").exists());

@@ -1,9 +1,9 @@
 //! The Operator Workshop over real HTTP: every draft rule refused with its
 //! code and field, replay and limits, acceptance that reloads the live
 //! catalog without touching pinned nodes, and acceptance absent from the
-//! agent's router even with a live capability. (Proofs through the
-//! supervisor are tested in `somite-runner`, where the stand-in for `pixi`
-//! is built.)
+//! agent's router even with a live capability, and only after a passed
+//! proof of that exact candidate (through the supervisor with the STAND-IN
+//! for `pixi`, and the real `seqtk` that `scripts/setup` installs).
 
 use crate::support::assert_envelope;
 use reqwest::{Client, StatusCode};
@@ -23,12 +23,41 @@ impl Harness {
     async fn start() -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let project = Project::open(dir.path(), Seed::Empty).unwrap();
-        let config = ServerConfig::loopback(dir.path(), "somite").unwrap();
+        let config = ServerConfig {
+            pixi: Some(pixi_standin()),
+            ..ServerConfig::loopback(dir.path(), "somite").unwrap()
+        };
         let server = somite_server::start(&config, project).await.unwrap();
         Harness {
             server,
             client: Client::new(),
             _dir: dir,
+        }
+    }
+
+    /// Proves the candidate `digest` under `key` and waits for its end.
+    async fn prove(&self, digest: &str, key: &str) -> Value {
+        let (status, receipt) = self
+            .post(
+                &format!("/api/operator-candidates/{digest}/proofs"),
+                &json!({"idempotency_key": key}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{receipt}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        loop {
+            let (_, proof) = self
+                .get(&format!("/api/operator-proofs/{key}?wait_ms=5000"))
+                .await;
+            if ["completed", "failed", "cancelled"]
+                .contains(&proof["run"]["phase"].as_str().unwrap_or(""))
+            {
+                return proof;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the proof did not end: {proof}"
+            );
         }
     }
 
@@ -78,6 +107,23 @@ fn draft() -> Value {
             "flags": [{"flag": "-a", "excerpt": "Convert FASTQ to FASTA:\n\n    seqtk seq -a in.fq.gz > out.fa"}]
         }
     })
+}
+
+/// `somite-pixi-standin`, the STAND-IN for Pixi and Nextflow the workspace
+/// build puts beside this test binary's folder.
+fn pixi_standin() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let path = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("somite-pixi-standin");
+    assert!(
+        path.is_file(),
+        "{} is missing: build the workspace (`cargo build --workspace`)",
+        path.display()
+    );
+    path
 }
 
 fn with(mut value: Value, pointer: &str, replacement: Value) -> Value {
@@ -240,13 +286,39 @@ async fn a_draft_is_stored_once_replays_and_the_project_keeps_at_most_32() {
     assert_eq!(candidates[1]["previous_digest"], json!(digest));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accepting_reloads_the_catalog_and_never_replaces_a_pinned_revision() {
     let h = Harness::start().await;
     let (_, drafted) = h.post("/api/operator-candidates", &draft()).await;
     let digest = drafted["digest"].as_str().unwrap().to_owned();
     let (_, workflow) = h.get("/api/workflow").await;
     let catalog_before = workflow["catalog_revision"].clone();
+    let accept = |digest: String| {
+        let h = &h;
+        async move {
+            h.post(
+                &format!("/api/operator-candidates/{digest}/accept"),
+                &json!({}),
+            )
+            .await
+        }
+    };
+
+    // Never proven: not acceptable.
+    let (status, refused) = accept(digest.clone()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_envelope(&refused, "proof_required");
+    let proof = h.prove(&digest, "proof-accept-0001").await;
+    assert_eq!(proof["passed"], true, "{proof:#}");
+    let script = proof["task_proof"]["proof"]["script"].as_str().unwrap();
+    let lines: Vec<&str> = script.lines().map(str::trim).collect();
+    assert!(
+        lines.windows(3).any(|w| w == ["'seqtk'", "'seq'", "'-a'"]),
+        "the exact command is shown: {script}"
+    );
+    let (_, listed) = h.get("/api/operator-candidates").await;
+    assert_eq!(listed["candidates"][0]["acceptable"], true, "{listed:#}");
+    assert_eq!(listed["candidates"][0]["proofs"][0]["passed"], true);
 
     let (status, accepted) = h
         .post(
@@ -290,6 +362,11 @@ async fn accepting_reloads_the_catalog_and_never_replaces_a_pinned_revision() {
     );
     let (_, second) = h.post("/api/operator-candidates", &changed).await;
     let second = second["digest"].as_str().unwrap().to_owned();
+    // The earlier version's proof does not prove this one.
+    let (status, refused) = accept(second.clone()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_envelope(&refused, "proof_required");
+    assert_eq!(h.prove(&second, "proof-accept-0002").await["passed"], true);
     let (status, refused) = h
         .post(
             &format!("/api/operator-candidates/{second}/accept"),
@@ -358,4 +435,43 @@ async fn acceptance_is_rejected_on_the_agent_router() {
     );
     let (status, _) = h.get("/api/catalog/operators/project.fastq_to_fasta").await;
     assert_eq!(status, StatusCode::NOT_FOUND, "still not in the catalog");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_proof_keeps_the_candidate_from_being_accepted() {
+    let h = Harness::start().await;
+    // `seqtk seq --fasta` is no seqtk flag: the real tool refuses it.
+    let wrong = with(
+        with(
+            draft(),
+            "/contract/argv",
+            json!(["seqtk", "seq", "--fasta", "{input.reads}"]),
+        ),
+        "/evidence/flags",
+        json!([{"flag": "--fasta", "excerpt": "--fasta  output FASTA"}]),
+    );
+    let (_, drafted) = h.post("/api/operator-candidates", &wrong).await;
+    let digest = drafted["digest"].as_str().unwrap().to_owned();
+    let proof = h.prove(&digest, "proof-failed-0001").await;
+    assert_eq!(proof["passed"], false, "{proof:#}");
+    assert_eq!(proof["task_proof"]["passed"], false, "{proof:#}");
+    let (_, listed) = h.get("/api/operator-candidates").await;
+    assert_eq!(listed["candidates"][0]["acceptable"], false);
+    let (status, refused) = h
+        .post(
+            &format!("/api/operator-candidates/{digest}/accept"),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_envelope(&refused, "proof_required");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not pass"),
+        "{refused}"
+    );
+    let (status, _) = h.get("/api/catalog/operators/project.fastq_to_fasta").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
