@@ -50,9 +50,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use somite_api::LinkCode;
 use somite_project::evidence::EvidenceLookup;
-use somite_project::views::{AppliedTransaction, AttachedCompile, WorkflowState};
+use somite_project::views::{AppliedTransaction, AttachedCompile};
+use somite_project::workflow_read::{NodeField, ReadinessRead, WorkflowRead};
 use somite_runner::{RunStarted, RunStatus};
-use somite_workflow::assessment::Assessment;
 use somite_workflow::search::SearchPage;
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -76,7 +76,7 @@ const _: () = assert!(
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
 const INSTRUCTIONS: &str = "Somite's workflow canvas. Work on it directly with these tools: \
-1) call somite.workflow.get first and keep its state_revision; 2) find operators with short, \
+1) call somite.workflow.get first and keep its state_revision: it answers a summary (one line per node and edge, paged with next_cursor); read the nodes you work on with node_ids, and after an edit ask what changed with since_state_revision rather than rereading everything; somite.readiness.get pages the same way and takes node_ids; 2) find operators with short, \
 single-concept somite.catalog.search queries (several in parallel) and use only exact ids, \
 ports and parameters from the results — never invent a contract. For public reads, reference \
 assemblies, organisms and genes use somite.source.search (NCBI, Ensembl) rather than a generic \
@@ -247,6 +247,29 @@ pub struct TransactionArgs {
     /// `{op:"add_note", note_id, text, x, y}`, `{op:"edit_note", note_id, text}`,
     /// `{op:"remove_note", note_id}`, `{op:"set_title", title}`.
     pub operations: Vec<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowGetArgs {
+    /// Up to 64 node ids to read in full (ids from the summary).
+    pub node_ids: Option<Vec<String>>,
+    /// The node fields to include with node_ids; all but `source` when absent.
+    pub fields: Option<Vec<NodeField>>,
+    /// The summary page after the one that gave this next_cursor.
+    pub cursor: Option<String>,
+    /// A state_revision you read earlier (or from the activity feed): answer
+    /// what changed since.
+    pub since_state_revision: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadinessGetArgs {
+    /// Up to 64 node ids: only their requirements and assessments.
+    pub node_ids: Option<Vec<String>>,
+    /// The page after the one that gave this next_cursor.
+    pub cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -563,38 +586,76 @@ fn argument_error(message: String) -> Value {
 
 #[tool_router]
 impl SomiteServer {
-    /// Read the current typed graph, its full state revision and its semantic revision.
+    /// Read the workflow within 64 KiB whatever its size: by default a summary page (counts, state_revision and graph_revision, one [id, operator_id, title, readiness] line per node and one from.port>to.port line per edge, next_cursor for the next page); node_ids reads up to 64 nodes in full (fields projects them; a source node's binding only with fields=["source"]); since_state_revision answers what changed since a revision you saw. partial and read_more say what was left out and how to read it.
     #[tool(
         name = "somite.workflow.get",
         annotations(title = "Read the workflow"),
-        output_schema = outcome_schema::<WorkflowState>()
+        output_schema = outcome_schema::<WorkflowRead>()
     )]
     async fn workflow_get(
         &self,
-        Parameters(_args): Parameters<NoArguments>,
+        Parameters(args): Parameters<WorkflowGetArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<WorkflowState> {
+    ) -> Outcome<WorkflowRead> {
+        let mut query = Vec::new();
+        if let Some(ids) = args.node_ids.filter(|ids| !ids.is_empty()) {
+            query.push(("node_ids", ids.join(",")));
+        }
+        if let Some(fields) = args.fields.filter(|f| !f.is_empty()) {
+            let names: Vec<String> = fields
+                .iter()
+                .map(|f| {
+                    serde_json::to_value(f)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default()
+                })
+                .collect();
+            query.push(("fields", names.join(",")));
+        }
+        query.extend(args.cursor.map(|c| ("cursor", c)));
+        query.extend(
+            args.since_state_revision
+                .map(|r| ("since_state_revision", r)),
+        );
+        let encoded = serde_urlencoded_pairs(&query);
         Outcome(
             self.runtime
-                .call(reqwest::Method::GET, "/workflow", None, &context)
+                .call(
+                    reqwest::Method::GET,
+                    &format!("/workflow/read?{encoded}"),
+                    None,
+                    &context,
+                )
                 .await,
         )
     }
 
-    /// Read the Workflow assessment: ordered requirements, node support, input controls, known resolutions, recipes and escalation eligibility for the current graph revision.
+    /// Read the Workflow assessment within 64 KiB: its state, counts and next requirement, one page of the ordered requirements (resolutions, recipes, escalation eligibility) with the node assessments they name, and next_cursor for the next page; node_ids (up to 64) reads only those nodes' requirements and assessments.
     #[tool(
         name = "somite.readiness.get",
         annotations(title = "Assess readiness"),
-        output_schema = outcome_schema::<Assessment>()
+        output_schema = outcome_schema::<ReadinessRead>()
     )]
     async fn readiness_get(
         &self,
-        Parameters(_args): Parameters<NoArguments>,
+        Parameters(args): Parameters<ReadinessGetArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<Assessment> {
+    ) -> Outcome<ReadinessRead> {
+        let mut query = Vec::new();
+        if let Some(ids) = args.node_ids.filter(|ids| !ids.is_empty()) {
+            query.push(("node_ids", ids.join(",")));
+        }
+        query.extend(args.cursor.map(|c| ("cursor", c)));
+        let encoded = serde_urlencoded_pairs(&query);
         Outcome(
             self.runtime
-                .call(reqwest::Method::GET, "/readiness", None, &context)
+                .call(
+                    reqwest::Method::GET,
+                    &format!("/readiness/read?{encoded}"),
+                    None,
+                    &context,
+                )
                 .await,
         )
     }

@@ -19,6 +19,7 @@ mod sidecar;
 pub mod source;
 pub mod toolchain;
 pub mod views;
+pub mod workflow_read;
 
 pub use layout::Layout;
 pub use project::{Project, Seed, Snapshot, TransactionOutcome};

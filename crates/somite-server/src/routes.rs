@@ -20,7 +20,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use somite_api::FeedKind;
 use somite_project::views::{RevisionHead, TransactionReply};
+use somite_project::workflow_read::{
+    NodeField, ReadRequest, ReadinessRead, ReadinessRequest, WorkflowRead,
+};
 use somite_workflow::assessment::Assessment;
+use somite_workflow::graph::WorkflowDocument;
 use somite_workflow::search::{SearchPage, SearchRequest};
 use somite_workflow::transaction::GraphTransaction;
 use somite_workflow::{ErrorCode, SomiteError};
@@ -229,6 +233,99 @@ pub async fn rebind(
     })
     .await
     .map(Json)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowReadParams {
+    /// Comma-separated node ids to read in full.
+    #[serde(default)]
+    node_ids: Option<String>,
+    /// Comma-separated node fields (see `NodeField`).
+    #[serde(default)]
+    fields: Option<String>,
+    #[serde(default)]
+    cursor: Option<String>,
+    #[serde(default)]
+    since_state_revision: Option<String>,
+}
+
+/// `GET /api/workflow/read`: a bounded read of the workflow (a summary page,
+/// nodes in full, or the changes since a revision; see
+/// [`somite_project::workflow_read`]).
+pub async fn workflow_read(
+    State(state): State<Arc<AppState>>,
+    QueryParams(params): QueryParams<WorkflowReadParams>,
+) -> Result<Json<WorkflowRead>, ApiError> {
+    let request = ReadRequest {
+        node_ids: comma_list(params.node_ids),
+        fields: NodeField::parse_list(params.fields.as_deref().unwrap_or_default())
+            .map_err(ApiError::from)?,
+        cursor: params.cursor,
+        since_state_revision: params.since_state_revision,
+    };
+    blocking(&state, move |s| {
+        let p = s.project();
+        let since = request
+            .since_state_revision
+            .as_deref()
+            .filter(|revision| *revision != p.state_revision().as_str())
+            .and_then(|revision| s.documents.get(revision))
+            .and_then(|published| serde_json::from_slice::<WorkflowDocument>(&published.json).ok());
+        let assessment = p.assess(&s.compile_toolchain);
+        somite_project::workflow_read::read(
+            p.document(),
+            RevisionHead::of(&p),
+            p.catalog(),
+            &assessment,
+            &request,
+            // The current revision itself: nothing changed since.
+            since.as_ref().or_else(|| {
+                (request.since_state_revision.as_deref() == Some(p.state_revision().as_str()))
+                    .then(|| p.document())
+            }),
+        )
+    })
+    .await
+    .map(Json)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadinessReadParams {
+    /// Comma-separated node ids.
+    #[serde(default)]
+    node_ids: Option<String>,
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// `GET /api/readiness/read`: one bounded page of the assessment (see
+/// [`somite_project::workflow_read::readiness`]).
+pub async fn readiness_read(
+    State(state): State<Arc<AppState>>,
+    QueryParams(params): QueryParams<ReadinessReadParams>,
+) -> Result<Json<ReadinessRead>, ApiError> {
+    let request = ReadinessRequest {
+        node_ids: comma_list(params.node_ids),
+        cursor: params.cursor,
+    };
+    blocking(&state, move |s| {
+        let p = s.project();
+        let assessment = p.assess(&s.compile_toolchain);
+        somite_project::workflow_read::readiness(assessment, p.state_revision().as_str(), &request)
+    })
+    .await
+    .map(Json)
+}
+
+/// `a,b,c` as a query writes a list.
+fn comma_list(text: Option<String>) -> Vec<String> {
+    text.unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 pub async fn readiness(State(state): State<Arc<AppState>>) -> Result<Json<Assessment>, ApiError> {

@@ -80,11 +80,19 @@ impl AppState {
             capabilities.clone(),
         );
         let workshop = Workshop::new(project.layout().clone(), runner.toolchain().clone());
+        // The state the runtime opens on is one a reader may have seen (and
+        // ask what changed since).
+        let documents = RecentDocuments::default();
+        documents.insert(PublishedDocument {
+            state_revision: project.state_revision().to_string(),
+            graph_revision: project.graph_revision().to_string(),
+            json: project.snapshot().json().clone(),
+        });
         AppState {
             workshop,
             project: Mutex::new(project),
             feed,
-            documents: RecentDocuments::default(),
+            documents,
             capabilities,
             agents,
             runner,

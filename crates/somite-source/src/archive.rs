@@ -41,6 +41,10 @@ use std::path::Path;
 use std::rc::Rc;
 use tar::EntryType;
 
+/// The largest pax or GNU long-name record read: real paths are at most a
+/// few hundred bytes (Linux's `PATH_MAX` is 4 KiB).
+const MAX_NAME_RECORD_BYTES: u64 = 64 << 10;
+
 /// Extracts the gzip tarball `archive` into `dest`, an existing empty folder.
 pub(crate) fn extract(
     archive: impl Read,
@@ -103,8 +107,13 @@ fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Lim
     let mut paths: BTreeSet<String> = BTreeSet::new();
     let mut links: BTreeMap<String, String> = BTreeMap::new();
     let mut entries = 0u64;
+    // What the pax and GNU records before an entry say of its name and
+    // link (read here, bounded, rather than by `tar`, which holds a record
+    // of any size in memory).
+    let mut named: Option<Vec<u8>> = None;
+    let mut linked: Option<Vec<u8>> = None;
 
-    for entry in archive.entries().map_err(unreadable)? {
+    for entry in archive.entries().map_err(unreadable)?.raw(true) {
         let mut entry = entry.map_err(unreadable)?;
         entries += 1;
         if entries > limits.max_archive_entries {
@@ -113,14 +122,72 @@ fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Lim
             });
         }
         let kind = entry.header().entry_type();
-        if kind == EntryType::XGlobalHeader {
-            check_commit_header(&mut entry, commit)?;
-            continue;
+        if matches!(
+            kind,
+            EntryType::XGlobalHeader
+                | EntryType::XHeader
+                | EntryType::GNULongName
+                | EntryType::GNULongLink
+        ) {
+            let size = entry.header().size().map_err(unreadable)?;
+            if size > MAX_NAME_RECORD_BYTES {
+                return Err(SourceError::unsafe_archive(format!(
+                    "a {} record of {size} bytes; no path in a source tree needs more than {MAX_NAME_RECORD_BYTES}",
+                    describe(kind)
+                )));
+            }
         }
-        let raw = entry.path_bytes();
+        match kind {
+            EntryType::XGlobalHeader => {
+                check_commit_header(&mut entry, commit)?;
+                continue;
+            }
+            EntryType::XHeader => {
+                let malformed =
+                    |_| SourceError::unsafe_archive("a pax header does not parse as pax records");
+                if let Some(extensions) = entry.pax_extensions().map_err(malformed)? {
+                    for extension in extensions {
+                        let extension = extension.map_err(malformed)?;
+                        match extension.key() {
+                            Ok("path") => named = Some(extension.value_bytes().to_vec()),
+                            Ok("linkpath") => linked = Some(extension.value_bytes().to_vec()),
+                            _ => {}
+                        }
+                    }
+                }
+                continue;
+            }
+            EntryType::GNULongName | EntryType::GNULongLink => {
+                let mut value = Vec::new();
+                (&mut entry).read_to_end(&mut value).map_err(unreadable)?;
+                while value.last() == Some(&0) {
+                    value.pop();
+                }
+                if kind == EntryType::GNULongName {
+                    named = Some(value);
+                } else {
+                    linked = Some(value);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let raw = named
+            .take()
+            .unwrap_or_else(|| entry.path_bytes().into_owned());
+        let link_name = linked
+            .take()
+            .or_else(|| entry.link_name_bytes().map(|l| l.into_owned()));
         let raw = std::str::from_utf8(&raw)
             .map_err(|_| SourceError::unsafe_archive("an entry name is not UTF-8"))?
             .to_owned();
+        // A name with a line break or another control character could end
+        // the line of a manifest or script that names it.
+        if raw.chars().any(char::is_control) {
+            return Err(SourceError::unsafe_archive(format!(
+                "the entry name {raw:?} holds a control character"
+            )));
+        }
         let relative = strip_top(&raw, &mut top)?;
         if relative.is_empty() {
             if kind != EntryType::Directory {
@@ -163,7 +230,7 @@ fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Lim
                 .map_err(|e| SourceError::io(&target, e))?;
             }
             EntryType::Symlink => {
-                let link = entry.link_name_bytes().ok_or_else(|| {
+                let link = link_name.ok_or_else(|| {
                     SourceError::unsafe_archive(format!("the link `{relative}` has no target"))
                 })?;
                 let link = std::str::from_utf8(&link)
@@ -173,6 +240,11 @@ fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Lim
                         ))
                     })?
                     .to_owned();
+                if link.chars().any(char::is_control) {
+                    return Err(SourceError::unsafe_archive(format!(
+                        "the link `{relative}` has a target holding a control character"
+                    )));
+                }
                 if !link_stays_inside(&relative, &link) {
                     return Err(SourceError::unsafe_archive(format!(
                         "the link `{relative}` points at `{link}`, outside the source tree"
@@ -290,6 +362,8 @@ fn describe(kind: EntryType) -> &'static str {
         EntryType::Block => "block device",
         EntryType::Fifo => "FIFO",
         EntryType::GNUSparse => "sparse file",
+        EntryType::XHeader | EntryType::XGlobalHeader => "pax header",
+        EntryType::GNULongName | EntryType::GNULongLink => "GNU long-name",
         _ => "special entry",
     }
 }

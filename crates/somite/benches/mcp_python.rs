@@ -15,8 +15,6 @@
 //! and `--raw` to time bare JSON-RPC calls without the SDK (the servers'
 //! own share).
 
-mod support;
-
 use serde_json::json;
 use somite_server::config::ServerConfig;
 use std::io::Write;
@@ -55,7 +53,7 @@ fn main() {
     let mut dirs = Vec::new();
     for pairs in [5, 250] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let project = support::project_with_pairs(dir.path(), pairs);
+        let project = somite_test_support::project_with_pairs(dir.path(), pairs);
         let config = ServerConfig::loopback(dir.path(), binary.clone()).expect("config");
         let server = runtime
             .block_on(somite_server::start(&config, project))

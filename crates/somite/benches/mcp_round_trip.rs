@@ -6,8 +6,6 @@
 //! reading the canvas; besides criterion's estimate it prints the median and
 //! p99 of 200 individually timed calls.
 
-mod support;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -50,8 +48,9 @@ async fn connect(url: &str, capability: &str) -> RunningService<RoleClient, ()> 
         .expect("MCP session")
 }
 
-/// One `somite.workflow.get`; returns the node count of the answer.
-async fn workflow_get(client: &RunningService<RoleClient, ()>) -> usize {
+/// One `somite.workflow.get` (its default summary); returns the graph's
+/// node count and the bytes of the answer's text.
+async fn workflow_get(client: &RunningService<RoleClient, ()>) -> (usize, usize) {
     let result = client
         .call_tool(CallToolRequestParams::new(
             somite_api::tools::somite::WORKFLOW_GET,
@@ -59,8 +58,17 @@ async fn workflow_get(client: &RunningService<RoleClient, ()>) -> usize {
         .await
         .expect(somite_api::tools::somite::WORKFLOW_GET);
     assert_ne!(result.is_error, Some(true), "{result:?}");
+    let text: usize = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.len())
+        .sum();
     let content: Value = result.structured_content.expect("structured content");
-    content["document"]["nodes"].as_array().map_or(0, Vec::len)
+    (
+        content["counts"]["nodes"].as_u64().unwrap_or(0) as usize,
+        text,
+    )
 }
 
 fn millis(d: Duration) -> f64 {
@@ -74,14 +82,20 @@ fn round_trip(c: &mut Criterion) {
         .build()
         .expect("tokio runtime");
     let dir = tempfile::tempdir().expect("tempdir");
-    let project = support::project_with_pairs(dir.path(), PAIRS);
+    let project = somite_test_support::project_with_pairs(dir.path(), PAIRS);
     let config = ServerConfig::loopback(dir.path(), somite_binary()).expect("config");
     let server = runtime
         .block_on(somite_server::start(&config, project))
         .expect("runtime");
     let (_, capability) = server.state.capabilities.issue();
     let client = runtime.block_on(connect(&server.url(), capability.expose()));
-    assert_eq!(runtime.block_on(workflow_get(&client)), 2 * PAIRS);
+    let (nodes, bytes) = runtime.block_on(workflow_get(&client));
+    assert_eq!(nodes, 2 * PAIRS);
+    println!(
+        "mcp_round_trip: the default answer on {nodes} nodes is {bytes} bytes of text (≈{} tokens, {:.1} bytes per node)",
+        bytes / 4,
+        bytes as f64 / nodes as f64
+    );
 
     // Individually timed calls, for the median and p99 the issue asks for.
     let mut samples: Vec<Duration> = (0..TIMED_CALLS)

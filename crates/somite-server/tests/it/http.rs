@@ -218,7 +218,13 @@ async fn every_human_route_answers_with_its_contract() {
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(current["document"], later["document"]);
-    let (status, gone) = h.get(&format!("/api/workflow?state_revision={base}")).await;
+    // The state the runtime opened on is kept too; one it never held is not.
+    let (status, opened) = h.get(&format!("/api/workflow?state_revision={base}")).await;
+    assert_eq!(status, StatusCode::OK, "{opened}");
+    let unknown = "blake3:0000000000000000000000000000000000000000000000000000000000000000";
+    let (status, gone) = h
+        .get(&format!("/api/workflow?state_revision={unknown}"))
+        .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_envelope(&gone, "not_found");
 }

@@ -173,11 +173,7 @@ async fn in_tree_relative_links_and_exec_bits_are_kept() {
 async fn an_archive_that_expands_past_the_cap_is_refused() {
     let zeros = vec![0u8; 2 * 1024 * 1024];
     let big_file = format!("{TOP}/big.bin");
-    let cases = [
-        vec![Entry::File(&big_file, &zeros)],
-        // `tar` reads a pax header into memory whole: bounded too.
-        vec![Entry::Pax(&zeros), Entry::File(&big_file, b"x")],
-    ];
+    let cases = [vec![Entry::File(&big_file, &zeros)]];
     for (i, extra) in cases.iter().enumerate() {
         let standin = StandIn::start().await;
         let main = format!("{TOP}/main.nf");
@@ -200,4 +196,73 @@ async fn an_archive_that_expands_past_the_cap_is_refused() {
         assert_eq!(err.code(), SourceCode::ArchiveTooLarge, "case {i}: {err}");
         assert_eq!(listing(root.path()), nothing_kept(), "case {i}");
     }
+}
+
+#[tokio::test]
+async fn a_name_record_larger_than_any_path_is_refused_before_it_is_read() {
+    // `tar` would hold a pax record of any size in memory: 1 MiB of it,
+    // well under the unpacked cap, is refused from its header.
+    let record = pax_record("path", &format!("{TOP}/{}", "a".repeat(1 << 20)));
+    let root = tempfile::tempdir().unwrap();
+    let (code, left) = resolve_hostile(
+        &[Entry::Pax(&record), Entry::File("placeholder", b"x")],
+        root.path(),
+    )
+    .await;
+    assert_eq!(code, ErrorCode::from(SourceCode::UnsafeArchive));
+    assert_eq!(left, nothing_kept());
+}
+
+#[tokio::test]
+async fn a_name_with_a_control_character_is_refused() {
+    // The name that would write its own `[activation]` table into a
+    // compiled pixi.toml, as a plain name and through a pax record.
+    let injected = format!("{TOP}/modules/x\n[activation]\nscripts = [\"pwn.sh\"]\n#/main.nf");
+    let record = pax_record("path", &injected);
+    let root = tempfile::tempdir().unwrap();
+    for entries in [
+        vec![Entry::File(&injected, b"process X { }\n")],
+        vec![Entry::Pax(&record), Entry::File("placeholder", b"x")],
+    ] {
+        let (code, left) = resolve_hostile(&entries, root.path()).await;
+        assert_eq!(code, ErrorCode::from(SourceCode::UnsafeArchive));
+        assert_eq!(left, nothing_kept());
+    }
+}
+
+#[tokio::test]
+async fn a_long_path_from_a_pax_record_is_kept_as_git_archive_writes_it() {
+    let long = format!("{TOP}/modules/nf-core/{}/main.nf", "deep/".repeat(40));
+    let record = pax_record("path", &long);
+    let standin = StandIn::start().await;
+    let main = format!("{TOP}/main.nf");
+    let archive = tarball_of(&[
+        Entry::Dir("evil-pipeline-3333333/"),
+        Entry::File(&main, b"workflow {}\n"),
+        Entry::Pax(&record),
+        Entry::File("placeholder", b"process LONG { }\n"),
+    ]);
+    standin.serve_archive("evil/pipeline", SHA, archive);
+    let root = tempfile::tempdir().unwrap();
+    let pinned = standin
+        .store(&root.path().join("cache"))
+        .resolve_github("evil/pipeline", SHA)
+        .await
+        .unwrap();
+    let kept = pinned
+        .source
+        .path()
+        .join(long.strip_prefix(&format!("{TOP}/")).unwrap());
+    assert_eq!(std::fs::read(kept).unwrap(), b"process LONG { }\n");
+}
+
+/// One pax extended-header record, `LEN key=value\n`, its length counting
+/// itself.
+fn pax_record(key: &str, value: &str) -> Vec<u8> {
+    let body = format!(" {key}={value}\n");
+    let mut len = body.len() + 1;
+    while format!("{len}{body}").len() != len {
+        len += 1;
+    }
+    format!("{len}{body}").into_bytes()
 }

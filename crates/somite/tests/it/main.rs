@@ -20,6 +20,7 @@ mod docs_cli;
 mod eval;
 mod mcp_interop;
 mod mcp_pixi_nextflow;
+mod mcp_scale;
 mod mcp_somite;
 mod resources;
 mod runs;

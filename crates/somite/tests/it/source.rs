@@ -234,7 +234,15 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
     );
     let graph = ok(&client, WORKFLOW_GET, json!({})).await;
     assert_eq!(graph["state_revision"], placed["state_revision"]);
-    let node = &graph["document"]["nodes"][0];
+    assert_eq!(graph["nodes"][0][1], "workflow.source", "{graph}");
+    let id = graph["nodes"][0][0].clone();
+    let graph = ok(
+        &client,
+        WORKFLOW_GET,
+        json!({"node_ids": [id], "fields": ["source"]}),
+    )
+    .await;
+    let node = &graph["detail"][0];
     assert_eq!(node["operator_id"], "workflow.source");
     assert_eq!(node["source"]["commit"], DEMO_1_0_1);
 
@@ -297,8 +305,8 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
     });
     let edited = ok(&client, SOURCE_WORKFLOW_EDIT, edit.clone()).await;
     assert_eq!(edited["replayed"], false);
-    let graph = ok(&client, WORKFLOW_GET, json!({})).await;
-    let replacement = &graph["document"]["nodes"][0]["replacements"][0];
+    let graph = ok(&client, WORKFLOW_GET, json!({"node_ids": ["source"]})).await;
+    let replacement = &graph["detail"][0]["replacements"][0];
     assert_eq!(replacement["operator_id"], "qc.fastqc");
     assert_eq!(replacement["inputs"][0]["invocation_port"], "reads");
     assert_eq!(
@@ -354,8 +362,8 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
     .await;
     let graph = ok(&client, WORKFLOW_GET, json!({})).await;
     assert_eq!(graph["state_revision"], promoted["state_revision"]);
-    let document = &graph["document"];
-    assert_eq!(document["nodes"][0]["id"], "fastqc");
+    let document = &graph;
+    assert_eq!(document["nodes"][0][0], "fastqc");
     assert_eq!(document["variant_origin"]["commit"], DEMO_1_0_1);
     assert_eq!(
         document["variant_origin"]["unrepresented"][0]["invocation"],
