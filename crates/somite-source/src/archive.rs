@@ -159,7 +159,7 @@ fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Lim
             }
             EntryType::GNULongName | EntryType::GNULongLink => {
                 let mut value = Vec::new();
-                (&mut entry).read_to_end(&mut value).map_err(unreadable)?;
+                entry.read_to_end(&mut value).map_err(unreadable)?;
                 while value.last() == Some(&0) {
                     value.pop();
                 }
