@@ -9,7 +9,7 @@ use crate::agent::AgentSetup;
 use somite_api::EnvVars;
 use somite_project::toolchain::{InvalidPixiSetting, find_on_path, resolve_pixi};
 use std::collections::BTreeMap;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -124,7 +124,9 @@ impl ServerConfig {
             })?,
             (None, None) => IpAddr::V4(Ipv4Addr::LOCALHOST),
         };
-        if !host.is_loopback() {
+        // The two addresses the docs name: any other loopback address
+        // (127.0.0.2) is one the browser page and the CLI do not look for.
+        if host != IpAddr::V4(Ipv4Addr::LOCALHOST) && host != IpAddr::V6(Ipv6Addr::LOCALHOST) {
             return Err(ConfigError::NotLoopback(host));
         }
         let somite_binary =
@@ -236,7 +238,9 @@ mod tests {
 
     #[test]
     fn a_non_loopback_address_is_refused() {
-        for host in ["0.0.0.0", "192.0.2.1", "::"] {
+        // 127.0.0.2 is loopback, but not an address the docs, the page or
+        // the CLI name.
+        for host in ["0.0.0.0", "192.0.2.1", "::", "127.0.0.2", "127.1.2.3"] {
             let err = ServerConfig::from_sources(
                 CliOverrides::default(),
                 &env(&[(EnvVars::SOMITE_HOST, host)]),

@@ -44,12 +44,14 @@ fn valid_port(tail: &str) -> bool {
         .is_some_and(|p| !p.is_empty() && p.parse::<u16>().is_ok())
 }
 
-/// Whether an Origin header value is a loopback web origin.
-pub fn is_loopback_origin(origin: &str) -> bool {
+/// Whether an Origin header value is Somite's own origin: the page the
+/// request's (loopback) Host serves, `http://<host>`. Another local web
+/// server's page (another port, or https) is another origin and may not
+/// act on the runtime.
+pub fn is_own_origin(origin: &str, host: &str) -> bool {
     origin
         .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .is_some_and(|rest| !rest.contains('/') && is_loopback_host(rest))
+        .is_some_and(|authority| authority.eq_ignore_ascii_case(host))
 }
 
 /// Rejects any request whose Host or Origin is not loopback, that names more
@@ -76,13 +78,17 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
             "open Somite at http://127.0.0.1:<port>/ (or localhost); other host names are refused to prevent DNS rebinding",
         ));
     }
-    if let Some(origin) = headers.get(ORIGIN)
-        && !origin.to_str().is_ok_and(is_loopback_origin)
-    {
+    let mut origins = headers.get_all(ORIGIN).iter();
+    let origin = origins.next();
+    let own = origin.is_none_or(|o| {
+        o.to_str()
+            .is_ok_and(|o| host.is_some_and(|h| is_own_origin(o, h)))
+    });
+    if origins.next().is_some() || !own {
         return Err(ApiError::new(
             HttpCode::ForbiddenOrigin,
-            "requests from this origin are refused",
-            "use the Somite page served from 127.0.0.1; other sites cannot call the local runtime",
+            "requests from this origin are refused (one Origin, Somite's own page, is accepted)",
+            "use the Somite page served at this address; other sites, and other local servers' pages, cannot call the local runtime",
         ));
     }
     Ok(next.run(request).await)
@@ -145,17 +151,20 @@ mod tests {
     }
 
     #[test]
-    fn loopback_origins_are_recognised() {
-        assert!(is_loopback_origin("http://127.0.0.1:7310"));
-        assert!(is_loopback_origin("http://localhost:5173"));
+    fn only_the_pages_own_origin_is_accepted() {
+        assert!(is_own_origin("http://127.0.0.1:7310", "127.0.0.1:7310"));
+        assert!(is_own_origin("http://LOCALHOST:5173", "localhost:5173"));
         for bad in [
             "null",
             "http://example.com",
             "file://",
             "http://127.0.0.1:7310/x",
-            "ws://localhost",
+            "ws://127.0.0.1:7310",
+            "https://127.0.0.1:7310",
+            "http://127.0.0.1:8080",
+            "http://localhost:7310",
         ] {
-            assert!(!is_loopback_origin(bad), "{bad}");
+            assert!(!is_own_origin(bad, "127.0.0.1:7310"), "{bad}");
         }
     }
 }
