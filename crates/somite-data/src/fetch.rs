@@ -121,10 +121,9 @@ impl Fetcher {
             return Ok(Some(entry.clone()));
         }
         match self.ask(provider, url, &endpoint).await {
-            Ok(Some(fetched)) => {
-                self.write_cache(&fetched);
-                Ok(Some(fetched))
-            }
+            // Cached only once its reader accepted it ([`Fetcher::keep`]):
+            // a 200 of another shape must not stand in for a day.
+            Ok(Some(fetched)) => Ok(Some(fetched)),
             Ok(None) => Ok(None),
             // Offline, limited or failing: an older answer, its age shown,
             // is better than none.
@@ -235,6 +234,21 @@ impl Fetcher {
             retrieved_at: UNIX_EPOCH + Duration::from_secs(entry.retrieved_at_secs),
             from_cache: true,
         })
+    }
+
+    /// Keeps a fresh answer its reader parsed, for the cache's lifetime.
+    pub(crate) fn keep(&self, fetched: &Fetched) {
+        if !fetched.from_cache {
+            self.write_cache(fetched);
+        }
+    }
+
+    /// Drops a cached answer its reader refused, so the provider is asked
+    /// again at once.
+    pub(crate) fn forget(&self, fetched: &Fetched) {
+        if fetched.from_cache {
+            let _ = std::fs::remove_file(self.cache_path(&fetched.endpoint));
+        }
     }
 
     /// Best effort: a cache that cannot be written only costs a request.

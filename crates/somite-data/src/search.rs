@@ -329,7 +329,7 @@ impl DataSearch {
         let Some(found) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let ids = ncbi::esearch(&found.body).map_err(|d| invalid(provider, &found, d))?;
+        let ids = self.parsed(provider, &found, ncbi::esearch)?;
         if ids.ids.is_empty() {
             return Ok((Vec::new(), None));
         }
@@ -341,8 +341,7 @@ impl DataSearch {
         let Some(summary) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let runs =
-            ncbi::sra_summaries(&summary.body).map_err(|d| invalid(provider, &summary, d))?;
+        let runs = self.parsed(provider, &summary, ncbi::sra_summaries)?;
         let provenance = self.provenance(provider, &summary, None);
         let results = runs
             .into_iter()
@@ -370,7 +369,7 @@ impl DataSearch {
         let Some(found) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let page = parse(&found.body).map_err(|d| invalid(provider, &found, d))?;
+        let page = self.parsed(provider, &found, parse)?;
         let provenance = self.provenance(provider, &found, None);
         let results = page
             .items
@@ -426,7 +425,7 @@ impl DataSearch {
         let Some(found) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let page = ncbi::taxonomy_page(&found.body).map_err(|d| invalid(provider, &found, d))?;
+        let page = self.parsed(provider, &found, ncbi::taxonomy_page)?;
         let provenance = self.provenance(provider, &found, None);
         let ensembl = species.and_then(|s| s.ok()).map(|(_, all)| all);
         let results = page
@@ -459,7 +458,7 @@ impl DataSearch {
         let found = self
             .required(provider, self.rest(&["info", "species"]))
             .await?;
-        let all = ensembl::species(&found.body).map_err(|d| invalid(provider, &found, d))?;
+        let all = self.parsed(provider, &found, ensembl::species)?;
         Ok((found, all))
     }
 
@@ -468,7 +467,7 @@ impl DataSearch {
         let found = self
             .required(provider, self.rest(&["info", "data"]))
             .await?;
-        ensembl::release(&found.body).map_err(|d| invalid(provider, &found, d))
+        self.parsed(provider, &found, ensembl::release)
     }
 
     async fn ensembl_gene(&self, url: reqwest::Url) -> Result<(Vec<SearchResult>, Option<Cursor>)> {
@@ -477,7 +476,7 @@ impl DataSearch {
         let Some(found) = self.fetcher.get(provider, url).await? else {
             return Ok((Vec::new(), None));
         };
-        let facts = ensembl::gene(&found.body).map_err(|d| invalid(provider, &found, d))?;
+        let facts = self.parsed(provider, &found, ensembl::gene)?;
         let provenance = self.provenance(provider, &found, Some(format!("Ensembl {release}")));
         Ok((vec![gene_result(facts, provenance)], None))
     }
@@ -510,7 +509,7 @@ impl DataSearch {
         let found = self
             .required(rest, self.rest(&["info", "assembly", &species.name]))
             .await?;
-        let info = ensembl::assembly_info(&found.body).map_err(|d| invalid(rest, &found, d))?;
+        let info = self.parsed(rest, &found, ensembl::assembly_info)?;
         let assembly = info.default_coord_system_version.clone();
         let release_dir = format!("release-{release}");
         let fasta_sums = self
@@ -578,9 +577,30 @@ impl DataSearch {
         let Some(found) = self.fetcher.get(provider, url).await? else {
             return Ok(Vec::new());
         };
-        let text = std::str::from_utf8(&found.body)
-            .map_err(|_| invalid(provider, &found, "CHECKSUMS is not text".into()))?;
-        ensembl::checksums(text).map_err(|d| invalid(provider, &found, d))
+        self.parsed(provider, &found, |body| {
+            let text = std::str::from_utf8(body).map_err(|_| "CHECKSUMS is not text".to_owned())?;
+            ensembl::checksums(text)
+        })
+    }
+
+    /// `found` read by `parse`: kept in the cache when it parsed, dropped
+    /// from it when it did not (so the provider is asked again at once).
+    fn parsed<T>(
+        &self,
+        provider: DataProvider,
+        found: &Fetched,
+        parse: impl FnOnce(&[u8]) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        match parse(&found.body) {
+            Ok(value) => {
+                self.fetcher.keep(found);
+                Ok(value)
+            }
+            Err(detail) => {
+                self.fetcher.forget(found);
+                Err(invalid(provider, found, detail))
+            }
+        }
     }
 
     /// A GET whose 404 is the provider's failure, not an empty answer.

@@ -201,13 +201,7 @@ impl NfCoreCatalog {
         cursor: Option<&str>,
         limit: Option<usize>,
     ) -> Result<NfCoreSearchResults> {
-        let terms = parse_query(query)?;
-        let limit = limit.unwrap_or(DEFAULT_SEARCH_LIMIT);
-        if !(1..=MAX_SEARCH_LIMIT).contains(&limit) {
-            return Err(SourceError::InvalidQuery {
-                detail: format!("limit must be within 1..={MAX_SEARCH_LIMIT}, not {limit}"),
-            });
-        }
+        let (terms, limit) = search_terms(query, limit)?;
         let query_key = blake3::hash(terms.join(" ").as_bytes()).to_hex()[..32].to_owned();
         let offset = match cursor {
             None => 0,
@@ -496,4 +490,18 @@ mod tests {
             DomainCode::InvalidQuery
         );
     }
+}
+
+/// The terms and page size of a search, or why the query is refused: checked
+/// before the catalog is fetched, so a bad query is refused even with the
+/// provider down.
+pub(crate) fn search_terms(query: &str, limit: Option<usize>) -> Result<(Vec<String>, usize)> {
+    let terms = parse_query(query)?;
+    let limit = limit.unwrap_or(DEFAULT_SEARCH_LIMIT);
+    if !(1..=MAX_SEARCH_LIMIT).contains(&limit) {
+        return Err(SourceError::InvalidQuery {
+            detail: format!("limit must be within 1..={MAX_SEARCH_LIMIT}, not {limit}"),
+        });
+    }
+    Ok((terms, limit))
 }

@@ -204,6 +204,7 @@ impl SourceStore {
         cursor: Option<&str>,
         limit: Option<usize>,
     ) -> Result<NfCoreSearchPage> {
+        crate::nfcore::search_terms(query, limit)?;
         let (catalog, info) = self.nfcore_catalog().await?;
         let results = catalog.search(query, cursor, limit)?;
         Ok(NfCoreSearchPage {

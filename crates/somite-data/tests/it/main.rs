@@ -346,6 +346,30 @@ async fn malformed_json_is_provider_response_invalid_naming_the_provider() {
 }
 
 #[tokio::test]
+async fn a_malformed_answer_is_not_cached_and_the_recovered_provider_is_asked_at_once() {
+    let h = harness(|_| {}).await;
+    h.standin.set_mode(Mode::Malformed);
+    let envelope = h.refusal("GeneID:672").await;
+    assert_eq!(envelope.code.as_str(), "provider_response_invalid");
+    h.standin.set_mode(Mode::Normal);
+    let hits = h.standin.hits();
+    let recovered = h.answer("GeneID:672").await;
+    assert!(
+        h.standin.hits() > hits,
+        "asked again, not answered from a cached bad 200"
+    );
+    assert!(!recovered.results[0].provenance.from_cache);
+    // What parsed is cached as before.
+    let hits = h.standin.hits();
+    assert!(
+        h.answer("GeneID:672").await.results[0]
+            .provenance
+            .from_cache
+    );
+    assert_eq!(h.standin.hits(), hits);
+}
+
+#[tokio::test]
 async fn an_oversized_answer_is_refused() {
     let h = harness(|c| c.max_answer_bytes = 64 * 1024).await;
     h.standin.set_mode(Mode::Oversized);

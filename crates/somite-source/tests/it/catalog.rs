@@ -104,6 +104,18 @@ async fn offline_the_last_good_catalog_is_served_with_its_age() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), SourceCode::ProviderUnavailable);
+
+    // A bad query is the caller's error whatever the provider does, and
+    // asks it nothing.
+    let asked = standin.count("GET /pipelines.json");
+    for (query, limit) in [("rna\u{7}seq", None), ("rnaseq", Some(0))] {
+        let err = store_at(standin.config(empty.path()), t0)
+            .search_nfcore(query, None, limit)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), DomainCode::InvalidQuery, "{query} {limit:?}");
+    }
+    assert_eq!(standin.count("GET /pipelines.json"), asked);
 }
 
 #[tokio::test]
