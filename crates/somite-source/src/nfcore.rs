@@ -352,6 +352,20 @@ fn index_terms(p: &NfCorePipeline) -> BTreeMap<String, u32> {
     terms
 }
 
+/// The terms and page size of a search, or why the query is refused: checked
+/// before the catalog is fetched, so a bad query is refused even with the
+/// provider down.
+pub(crate) fn search_terms(query: &str, limit: Option<usize>) -> Result<(Vec<String>, usize)> {
+    let terms = parse_query(query)?;
+    let limit = limit.unwrap_or(DEFAULT_SEARCH_LIMIT);
+    if !(1..=MAX_SEARCH_LIMIT).contains(&limit) {
+        return Err(SourceError::InvalidQuery {
+            detail: format!("limit must be within 1..={MAX_SEARCH_LIMIT}, not {limit}"),
+        });
+    }
+    Ok((terms, limit))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,18 +504,4 @@ mod tests {
             DomainCode::InvalidQuery
         );
     }
-}
-
-/// The terms and page size of a search, or why the query is refused: checked
-/// before the catalog is fetched, so a bad query is refused even with the
-/// provider down.
-pub(crate) fn search_terms(query: &str, limit: Option<usize>) -> Result<(Vec<String>, usize)> {
-    let terms = parse_query(query)?;
-    let limit = limit.unwrap_or(DEFAULT_SEARCH_LIMIT);
-    if !(1..=MAX_SEARCH_LIMIT).contains(&limit) {
-        return Err(SourceError::InvalidQuery {
-            detail: format!("limit must be within 1..={MAX_SEARCH_LIMIT}, not {limit}"),
-        });
-    }
-    Ok((terms, limit))
 }
