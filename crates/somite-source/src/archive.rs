@@ -220,8 +220,19 @@ fn extract_tar(archive: impl Read, dest: &Path, commit: &CommitSha, limits: &Lim
                     .mode(if exec { 0o755 } else { 0o644 })
                     .open(&target)
                     .map_err(|e| write_error(&relative, &target, e))?;
-                io::copy(&mut (&mut entry).take(size), &mut file)
-                    .map_err(|e| write_error(&relative, &target, e))?;
+                // A read that fails is the archive's fault (truncated,
+                // corrupt), not the disk's: said without any local path.
+                let mut reading = ReadSide {
+                    inner: (&mut entry).take(size),
+                    failed: false,
+                };
+                if let Err(e) = io::copy(&mut reading, &mut file) {
+                    return Err(if reading.failed {
+                        unreadable(e)
+                    } else {
+                        write_error(&relative, &target, e)
+                    });
+                }
                 // The mode given at creation is masked by the umask.
                 fs::set_permissions(
                     &target,
@@ -326,6 +337,18 @@ fn strip_top(raw: &str, top: &mut Option<String>) -> Result<String> {
 }
 
 /// A conflict between entries is the archive's fault; anything else is the disk's.
+/// A reader that remembers whether one of its reads failed.
+struct ReadSide<R> {
+    inner: R,
+    failed: bool,
+}
+
+impl<R: Read> Read for ReadSide<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).inspect_err(|_| self.failed = true)
+    }
+}
+
 fn write_error(relative: &str, path: &Path, e: io::Error) -> SourceError {
     match e.kind() {
         io::ErrorKind::AlreadyExists

@@ -26,3 +26,8 @@ pub const MAX_ID_CHARS: usize = 128;
 pub const MAX_TITLE_CHARS: usize = 200;
 /// Bytes of one string parameter value.
 pub const MAX_STRING_PARAM_BYTES: usize = 4096;
+
+/// The longest operator id (`family.name`): it names a file
+/// (`.somite/operators/<id>.json`) and shows on a node, so it is refused
+/// at the first door beyond this.
+pub const MAX_OPERATOR_ID_BYTES: usize = 64;

@@ -503,7 +503,10 @@ impl OperatorContract {
             ))
         };
         if !is_operator_id(&self.id) {
-            return fail("an id is `family.name` in lower case letters, digits and `_`".into());
+            return fail(format!(
+                "an id is `family.name` in lower case letters, digits and `_`, at most {} characters",
+                crate::limits::MAX_OPERATOR_ID_BYTES
+            ));
         }
         let mut names = BTreeSet::new();
         for p in &self.params {
@@ -650,6 +653,9 @@ fn is_task_relative(path: &str) -> bool {
 
 /// `family.name`, lower case.
 pub fn is_operator_id(id: &str) -> bool {
+    if id.len() > crate::limits::MAX_OPERATOR_ID_BYTES {
+        return false;
+    }
     let word = |w: &str| {
         !w.is_empty()
             && w.starts_with(|c: char| c.is_ascii_lowercase())

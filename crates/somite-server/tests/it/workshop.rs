@@ -142,6 +142,15 @@ async fn each_draft_rule_is_refused_with_its_code_and_field() {
             "contract.id",
         ),
         (
+            "an id longer than any operator's",
+            with(
+                draft(),
+                "/contract/id",
+                json!(format!("project.{}", "x".repeat(500))),
+            ),
+            "contract",
+        ),
+        (
             "shadows a reviewed id",
             with(draft(), "/contract/id", json!("project.fastp")),
             "contract.id",

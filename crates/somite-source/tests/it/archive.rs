@@ -266,3 +266,35 @@ fn pax_record(key: &str, value: &str) -> Vec<u8> {
     }
     format!("{len}{body}").into_bytes()
 }
+
+#[tokio::test]
+async fn a_truncated_archive_is_the_providers_fault_and_names_no_local_path() {
+    let content = vec![b'x'; 256 * 1024];
+    let main = format!("{TOP}/main.nf");
+    let big = format!("{TOP}/big.txt");
+    let mut archive = tarball_of(&[
+        Entry::Dir("evil-pipeline-3333333/"),
+        Entry::File(&main, b"workflow {}\n"),
+        Entry::File(&big, &content),
+    ]);
+    archive.truncate(archive.len() / 2);
+    let standin = StandIn::start().await;
+    standin.serve_archive("evil/pipeline", SHA, archive);
+    let root = tempfile::tempdir().unwrap();
+    let err = standin
+        .store(&root.path().join("cache"))
+        .resolve_github("evil/pipeline", SHA)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.code(),
+        ErrorCode::from(SourceCode::ProviderResponseInvalid),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(
+        !message.contains(root.path().to_str().unwrap()),
+        "{message}"
+    );
+    assert_eq!(listing(root.path()), nothing_kept());
+}
