@@ -52,6 +52,10 @@ pub struct ServerAnnouncement {
     /// The base URL, e.g. `http://127.0.0.1:7310`.
     pub url: String,
     pub pid: u32,
+    /// The server's start (its feed epoch), which its `/api/health` names
+    /// too: a killed server's announcement names a port another project's
+    /// server may hold now, and only this tells them apart.
+    pub instance: String,
 }
 
 /// The outcome of claiming a project for writing.
@@ -67,6 +71,23 @@ pub enum Claim {
 /// server that holds it, or, when the holder announced no server (a CLI
 /// command writing, a server still starting), waits up to `wait` for it.
 pub fn claim(layout: &Layout, wait: Duration) -> Result<Claim, SomiteError> {
+    claim_with(layout, wait, true)
+}
+
+/// Claims the project after its announcement proved stale (its server is
+/// gone, or another one answers at its URL): waits for the lock whatever the
+/// announcement says, and removes it once held.
+pub fn claim_past_stale(layout: &Layout, wait: Duration) -> Result<ProjectLock, SomiteError> {
+    match claim_with(layout, wait, false)? {
+        Claim::Acquired(lock) => {
+            lock.remove_stale_announcement();
+            Ok(lock)
+        }
+        Claim::HeldByServer(_) => unreachable!("announcements are not consulted"),
+    }
+}
+
+fn claim_with(layout: &Layout, wait: Duration, trust: bool) -> Result<Claim, SomiteError> {
     let path = layout.lock();
     std::fs::create_dir_all(layout.data()).map_err(|e| SomiteError::io(&layout.data(), &e))?;
     let file = OpenOptions::new()
@@ -89,9 +110,10 @@ pub fn claim(layout: &Layout, wait: Duration) -> Result<Claim, SomiteError> {
             Err(TryLockError::Error(e)) => return Err(SomiteError::io(&path, &e)),
         }
         // A stale announcement (its server was killed) can only be read
-        // while someone else holds the lock for a moment; its URL then
-        // answers nothing, and the caller's request fails cleanly.
-        if let Some(server) = read_announcement(layout) {
+        // while someone else holds the lock for a moment; the caller confirms
+        // the server's instance before sending it anything
+        // ([`claim_past_stale`] when it does not match).
+        if trust && let Some(server) = read_announcement(layout) {
             return Ok(Claim::HeldByServer(server));
         }
         if Instant::now() >= deadline {
@@ -130,10 +152,11 @@ impl ProjectLock {
 
     /// Records that this process serves the project at `url`, so other
     /// Somite processes can find it. Removed again when the lock is dropped.
-    pub fn announce_server(&mut self, url: &str) -> Result<(), SomiteError> {
+    pub fn announce_server(&mut self, url: &str, instance: &str) -> Result<(), SomiteError> {
         let announcement = ServerAnnouncement {
             url: url.to_owned(),
             pid: std::process::id(),
+            instance: instance.to_owned(),
         };
         let bytes = serde_json::to_vec_pretty(&announcement).expect("announcements serialize");
         durable::publish(&self.layout.server_announcement(), &bytes).map_err(|e| {
@@ -185,7 +208,7 @@ mod tests {
         let refused = claim(&layout, Duration::ZERO).unwrap_err();
         assert_eq!(refused.code, ErrorCode::ProjectInUse);
 
-        first.announce_server("http://127.0.0.1:9").unwrap();
+        first.announce_server("http://127.0.0.1:9", "0123").unwrap();
         match claim(&layout, Duration::ZERO).unwrap() {
             Claim::HeldByServer(server) => {
                 assert_eq!(server.url, "http://127.0.0.1:9");

@@ -364,11 +364,11 @@ impl Project {
 
     /// Announces that this process serves the project at `url` (see
     /// [`crate::lock`]); only a writer can.
-    pub fn announce_server(&mut self, url: &str) -> Result<()> {
+    pub fn announce_server(&mut self, url: &str, instance: &str) -> Result<()> {
         self.lock
             .as_mut()
             .ok_or_else(read_only)?
-            .announce_server(url)
+            .announce_server(url, instance)
     }
 
     /// Refuses with `input_origin_recovery_required` while the recovered graph

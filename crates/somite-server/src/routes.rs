@@ -58,8 +58,15 @@ pub struct WorkflowParams {
     state_revision: Option<String>,
 }
 
-pub async fn health() -> Json<Value> {
-    Json(json!({"ok": true, "name": "somite", "version": env!("CARGO_PKG_VERSION")}))
+/// `GET /api/health`: alive, and which server start this is (`instance`,
+/// the feed epoch, also in the project's `server.json`).
+pub async fn health(State(state): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!({
+        "ok": true,
+        "name": "somite",
+        "version": env!("CARGO_PKG_VERSION"),
+        "instance": state.feed.epoch().as_str(),
+    }))
 }
 
 /// `GET /api/workflow`: the current graph, or with `?state_revision=` the

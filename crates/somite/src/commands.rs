@@ -152,14 +152,60 @@ pub(crate) fn with_resources(mut project: Project) -> Project {
 /// Applies `txn` through the project's one writer: this process when it can
 /// take the project, else the server that holds it.
 fn apply(dir: &ProjectDir, txn: &GraphTransaction) -> Result<TransactionOutcome, SomiteError> {
-    match lock::claim(&Layout::new(&dir.project), LOCK_WAIT)? {
-        Claim::Acquired(lock) => Project::open_locked(lock, Seed::Empty)?.apply_transaction(txn),
-        Claim::HeldByServer(server) => {
+    match writer(dir)? {
+        Writer::Here(lock) => Project::open_locked(lock, Seed::Empty)?.apply_transaction(txn),
+        Writer::Server(server) => {
             let outcome = through_server(&server, "/api/transactions", txn)?;
             eprintln!("(applied through the Somite server at {})", server.url);
             Ok(outcome)
         }
     }
+}
+
+/// Who writes the project: this process, or the server that holds it.
+enum Writer {
+    Here(lock::ProjectLock),
+    Server(ServerAnnouncement),
+}
+
+/// The project's one writer, the announced server only once it proved to be
+/// the one that announced itself (its `/api/health` names the announced
+/// instance): after a `kill -9` the announcement stays, and the next server
+/// on the same port — another project's — must never receive our edits.
+fn writer(dir: &ProjectDir) -> Result<Writer, SomiteError> {
+    let layout = Layout::new(&dir.project);
+    match lock::claim(&layout, LOCK_WAIT)? {
+        Claim::Acquired(lock) => Ok(Writer::Here(lock)),
+        Claim::HeldByServer(server) if serves_this_project(&server) => Ok(Writer::Server(server)),
+        Claim::HeldByServer(_) => lock::claim_past_stale(&layout, LOCK_WAIT).map(Writer::Here),
+    }
+}
+
+/// How long the announced server may take to say who it is.
+const CONFIRM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+fn serves_this_project(server: &ServerAnnouncement) -> bool {
+    let confirm = async {
+        let client = reqwest::Client::builder()
+            .timeout(CONFIRM_TIMEOUT)
+            .build()
+            .ok()?;
+        let health: serde_json::Value = client
+            .get(format!("{}/api/health", server.url))
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        Some(health["instance"].as_str() == Some(server.instance.as_str()))
+    };
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()
+        .and_then(|runtime| runtime.block_on(confirm))
+        .unwrap_or(false)
 }
 
 /// What `somite project rebind` reports.
@@ -170,12 +216,12 @@ struct Rebound {
 
 /// Rebinds through the project's one writer, like [`apply`].
 fn rebind(dir: &ProjectDir) -> Result<Rebound, SomiteError> {
-    match lock::claim(&Layout::new(&dir.project), LOCK_WAIT)? {
-        Claim::Acquired(lock) => {
+    match writer(dir)? {
+        Writer::Here(lock) => {
             let state_revision = Project::open_locked(lock, Seed::Empty)?.rebind()?;
             Ok(Rebound { state_revision })
         }
-        Claim::HeldByServer(server) => {
+        Writer::Server(server) => {
             let rebound = through_server(&server, "/api/project/rebind", &serde_json::json!({}))?;
             eprintln!("(rebound through the Somite server at {})", server.url);
             Ok(rebound)

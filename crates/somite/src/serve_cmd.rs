@@ -65,7 +65,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let shutdown = shutdown_signal()?;
         let server = somite_server::start(&config, project).await?;
         // Other Somite processes find this server through the project.
-        server.state.project().announce_server(&server.url())?;
+        let instance = server.state.feed.epoch().to_string();
+        server
+            .state
+            .project()
+            .announce_server(&server.url(), &instance)?;
         let project = std::fs::canonicalize(&config.project).unwrap_or(config.project.clone());
         println!(
             "Somite is serving {}/ (project {}, ready in {} ms)",

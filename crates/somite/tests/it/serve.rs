@@ -270,6 +270,84 @@ fn one_writer_per_project_a_cli_edit_goes_through_the_running_server() {
 }
 
 #[test]
+fn a_stale_announcement_never_routes_an_edit_to_another_projects_server() {
+    // Project B's server runs; project A holds the announcement a killed
+    // server of A left behind, naming B's URL (the default port is every
+    // project's).
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let other = ServeChild::start(b.path(), |_| {});
+    let b_before = state_revision(&get(&other, "/api/workflow"));
+    let mut a_project =
+        somite_project::Project::open(a.path(), somite_project::Seed::Empty).unwrap();
+    a_project
+        .announce_server(&other.url, "0000000000000000")
+        .unwrap();
+    let a_base = a_project.state_revision().to_string();
+    // Keep A's announcement as a killed server leaves it, and A's lock
+    // held a moment by another command, which is when the CLI reads it.
+    let announcement = std::fs::read(a.path().join(".somite/server.json")).unwrap();
+    drop(a_project);
+    std::fs::write(a.path().join(".somite/server.json"), &announcement).unwrap();
+    let holder = match somite_project::lock::claim(
+        &somite_project::layout::Layout::new(a.path()),
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap()
+    {
+        somite_project::lock::Claim::Acquired(lock) => lock,
+        somite_project::lock::Claim::HeldByServer(_) => panic!("nobody holds A"),
+    };
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        drop(holder);
+    });
+
+    let edit_file = a.path().join("edit.json");
+    std::fs::write(
+        &edit_file,
+        serde_json::to_vec(&serde_json::json!({
+            "base_state_revision": a_base,
+            "idempotency_key": "stale-announce-0001",
+            "summary": "meant for A",
+            "operations": [{"op": "add_note", "note_id": "for-a", "text": "A", "x": 0, "y": 0}],
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let applied = somite()
+        .args(["graph", "apply", "--json", "--project"])
+        .arg(a.path())
+        .arg(&edit_file)
+        .output()
+        .unwrap();
+    release.join().unwrap();
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stdout)
+    );
+    assert!(
+        !String::from_utf8_lossy(&applied.stderr).contains(&other.url),
+        "not sent to B's server"
+    );
+    assert_eq!(
+        state_revision(&get(&other, "/api/workflow")),
+        b_before,
+        "B is untouched"
+    );
+    assert!(
+        !a.path().join(".somite/server.json").exists(),
+        "the stale announcement is gone"
+    );
+    let kept = somite_project::Project::open(a.path(), somite_project::Seed::Empty).unwrap();
+    assert!(
+        kept.document().notes.iter().any(|n| n.id == "for-a"),
+        "A holds its edit"
+    );
+}
+
+#[test]
 fn read_only_commands_never_break_the_servers_writes() {
     let dir = tempfile::tempdir().unwrap();
     let server = ServeChild::start(dir.path(), |_| {});
