@@ -11,6 +11,60 @@
 use crate::lexer::{Tok, Token};
 use serde_json::{Number, Value};
 use somite_workflow::source_reach::SourceCondition;
+use std::collections::HashMap;
+
+/// What a subworkflow's `take:` name stands for, from the call that passes
+/// it: `params.NAME` or a literal (`true`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TakeValue {
+    Param(String),
+    Literal(Value),
+}
+
+/// The takes of one workflow call, by name.
+pub type Takes = HashMap<String, TakeValue>;
+
+/// The most characters of a guard's text kept whole: past it the text is cut
+/// (ending in `…`) and never read again.
+pub const MAX_GUARD_CHARS: usize = 240;
+
+/// What a call's argument `text` passes to a take, given the caller's own
+/// takes.
+pub fn take_value(text: &str, outer: &Takes) -> Option<TakeValue> {
+    let text = text.trim();
+    if let Some(name) = text.strip_prefix("params.")
+        && !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Some(TakeValue::Param(name.to_owned()));
+    }
+    match text {
+        "true" => Some(TakeValue::Literal(Value::Bool(true))),
+        "false" => Some(TakeValue::Literal(Value::Bool(false))),
+        name => outer.get(name).cloned(),
+    }
+}
+
+/// A guard's condition read again from its `text` with `takes` standing for
+/// the workflow's `take:` names; none when the text was cut or holds a
+/// comment.
+pub fn reread(text: &str, takes: &Takes) -> Option<SourceCondition> {
+    if takes.is_empty() || text.ends_with('…') || text.contains("//") || text.contains("/*") {
+        return None;
+    }
+    let lexed = crate::lexer::lex(text.as_bytes(), MAX_TERMS);
+    if !lexed.problems.is_empty() {
+        return None;
+    }
+    let tokens: Vec<&Token> = lexed.tokens.iter().filter(|t| !t.is_newline()).collect();
+    if !tokens
+        .iter()
+        .any(|t| t.ident().is_some_and(|name| takes.contains_key(name)))
+    {
+        return None;
+    }
+    Some(read_with(&tokens, takes))
+}
 
 /// Operators and operands read at most in one condition; past it the whole
 /// condition is unknown (a generated file could otherwise nest without end).
@@ -18,23 +72,33 @@ const MAX_TERMS: usize = 64;
 
 /// The condition `tokens` (newlines already dropped) write.
 pub fn read(tokens: &[&Token]) -> SourceCondition {
+    read_with(tokens, &Takes::new())
+}
+
+fn read_with(tokens: &[&Token], takes: &Takes) -> SourceCondition {
     let mut parser = Parser {
         tokens,
         at: 0,
         terms: 0,
+        takes,
     };
     match parser.or() {
         Some(condition) if parser.at == tokens.len() => condition,
-        _ => unknown(tokens),
+        _ => unknown(tokens, takes),
     }
 }
 
-/// The forms not read: unknown, with every `params.NAME` the tokens read.
-fn unknown(tokens: &[&Token]) -> SourceCondition {
+/// The forms not read: unknown, with every `params.NAME` the tokens read
+/// (directly or through a take).
+fn unknown(tokens: &[&Token], takes: &Takes) -> SourceCondition {
     let mut params: Vec<String> = tokens
         .windows(3)
         .filter(|w| w[0].is_ident("params") && w[1].is_punct("."))
         .filter_map(|w| w[2].ident().map(str::to_owned))
+        .chain(tokens.iter().filter_map(|t| match takes.get(t.ident()?) {
+            Some(TakeValue::Param(name)) => Some(name.clone()),
+            _ => None,
+        }))
         .collect();
     params.sort_unstable();
     params.dedup();
@@ -45,6 +109,7 @@ struct Parser<'t> {
     tokens: &'t [&'t Token],
     at: usize,
     terms: usize,
+    takes: &'t Takes,
 }
 
 impl<'t> Parser<'t> {
@@ -100,7 +165,7 @@ impl<'t> Parser<'t> {
             let negated = self.peek_punct("!=");
             self.at += 1;
             let right = self.operand();
-            let equals = comparison(left, right)?;
+            let equals = comparison(left, right, self.takes)?;
             return Some(if negated {
                 SourceCondition::Not {
                     of: Box::new(equals),
@@ -109,7 +174,7 @@ impl<'t> Parser<'t> {
                 equals
             });
         }
-        truth_of(left)
+        truth_of(left, self.takes)
     }
 
     /// `!x`, `!!x`, `!(…)` with the parser at the `!`: the negation of an
@@ -123,7 +188,7 @@ impl<'t> Parser<'t> {
             self.parenthesised()?
         } else {
             let operand = self.operand();
-            truth_of(operand)?
+            truth_of(operand, self.takes)?
         };
         Some(SourceCondition::Not { of: Box::new(of) })
     }
@@ -161,11 +226,11 @@ impl<'t> Parser<'t> {
 }
 
 /// An operand read for its Groovy truth.
-fn truth_of(operand: &[&Token]) -> Option<SourceCondition> {
+fn truth_of(operand: &[&Token], takes: &Takes) -> Option<SourceCondition> {
     if operand.is_empty() {
         return None;
     }
-    Some(match Operand::of(operand) {
+    Some(match Operand::of(operand, takes) {
         Operand::Param(name) => SourceCondition::Param { name },
         Operand::Literal(Value::Bool(value)) => SourceCondition::Literal { value },
         Operand::Contains {
@@ -177,25 +242,27 @@ fn truth_of(operand: &[&Token]) -> Option<SourceCondition> {
             item,
             separator,
         },
-        Operand::Literal(_) | Operand::Other => unknown(operand),
+        Operand::Literal(_) | Operand::Other => unknown(operand, takes),
     })
 }
 
 /// `params.x == literal` either way round; anything else is unknown.
-fn comparison(left: &[&Token], right: &[&Token]) -> Option<SourceCondition> {
+fn comparison(left: &[&Token], right: &[&Token], takes: &Takes) -> Option<SourceCondition> {
     if left.is_empty() || right.is_empty() {
         return None;
     }
-    Some(match (Operand::of(left), Operand::of(right)) {
-        (Operand::Param(param), Operand::Literal(value))
-        | (Operand::Literal(value), Operand::Param(param)) => {
-            SourceCondition::Equals { param, value }
-        }
-        _ => {
-            let both: Vec<&Token> = left.iter().chain(right).copied().collect();
-            unknown(&both)
-        }
-    })
+    Some(
+        match (Operand::of(left, takes), Operand::of(right, takes)) {
+            (Operand::Param(param), Operand::Literal(value))
+            | (Operand::Literal(value), Operand::Param(param)) => {
+                SourceCondition::Equals { param, value }
+            }
+            _ => {
+                let both: Vec<&Token> = left.iter().chain(right).copied().collect();
+                unknown(&both, takes)
+            }
+        },
+    )
 }
 
 /// What one operand is.
@@ -215,14 +282,19 @@ enum Operand {
 }
 
 impl Operand {
-    fn of(tokens: &[&Token]) -> Operand {
+    fn of(tokens: &[&Token], takes: &Takes) -> Operand {
         match tokens {
             [only] => match &only.tok {
                 Tok::Ident(word) => match word.as_str() {
                     "true" => Operand::Literal(Value::Bool(true)),
                     "false" => Operand::Literal(Value::Bool(false)),
                     "null" => Operand::Literal(Value::Null),
-                    _ => Operand::Other,
+                    // A `take:` the caller filled with `params.x` or a literal.
+                    name => match takes.get(name) {
+                        Some(TakeValue::Param(param)) => Operand::Param(param.clone()),
+                        Some(TakeValue::Literal(value)) => Operand::Literal(value.clone()),
+                        None => Operand::Other,
+                    },
                 },
                 Tok::Number(text) => number(text).map_or(Operand::Other, Operand::Literal),
                 Tok::Str { .. } => only

@@ -20,6 +20,7 @@
 //! the `if`/`else` guards of every workflow on the way and the process's
 //! own `when:`.
 
+use crate::condition::{self, Takes};
 use crate::error::{OutlineError, Unreadable};
 use crate::model::{
     ChannelSource, Declaration, Invocation, InvocationPort, MetaPort, ModuleMeta, Outline,
@@ -86,7 +87,7 @@ pub fn invocations(outline: &Outline) -> Vec<Invocation> {
         found: Vec::new(),
         by_id: HashMap::new(),
     };
-    walk.workflow(entry, "", &[], 0);
+    walk.workflow(entry, "", &[], &Takes::new(), 0);
     walk.found
 }
 
@@ -99,12 +100,14 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    /// The invocations under `workflow`, reached through the guards `path`.
+    /// The invocations under `workflow`, reached through the guards `path`,
+    /// its `take:` names standing for what the call passed (`takes`).
     fn workflow(
         &mut self,
         workflow: &'a Workflow,
         prefix: &str,
         path: &[SourceGuard],
+        takes: &Takes,
         depth: usize,
     ) {
         if depth > MAX_DEPTH {
@@ -121,7 +124,19 @@ impl<'a> Walk<'a> {
                 continue;
             };
             let id = format!("{prefix}{}", call.name);
-            let mut guarded: Vec<SourceGuard> = path.iter().chain(&call.guards).cloned().collect();
+            // A guard on a take (`if (!skip_qc)`) reads the parameter the
+            // caller passed for it.
+            let own = call
+                .guards
+                .iter()
+                .map(|guard| match condition::reread(&guard.text, takes) {
+                    Some(condition) => SourceGuard {
+                        condition,
+                        ..guard.clone()
+                    },
+                    None => guard.clone(),
+                });
+            let mut guarded: Vec<SourceGuard> = path.iter().cloned().chain(own).collect();
             match target.kind {
                 TargetKind::Workflow => {
                     if let Some(inner) = self
@@ -129,7 +144,16 @@ impl<'a> Walk<'a> {
                         .get(&(target.file.as_str(), target.name.as_str()))
                         .copied()
                     {
-                        self.workflow(inner, &format!("{id}:"), &guarded, depth + 1);
+                        let inner_takes: Takes = inner
+                            .takes
+                            .iter()
+                            .zip(&call.arguments)
+                            .filter_map(|(name, argument)| {
+                                condition::take_value(&argument.text, takes)
+                                    .map(|value| (name.clone(), value))
+                            })
+                            .collect();
+                        self.workflow(inner, &format!("{id}:"), &guarded, &inner_takes, depth + 1);
                     }
                 }
                 TargetKind::Process => {

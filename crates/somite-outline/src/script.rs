@@ -514,7 +514,7 @@ impl Reader<'_> {
         let line = self.tokens.get(range.start).map_or(0, |t| t.line);
         SourceGuard {
             kind,
-            text: excerpt(self.src, self.tokens, range, EXCERPT_CHARS),
+            text: guard_text(&text(self.src, self.tokens, range)),
             holds: true,
             condition: condition::read(&significant),
             file: self.file.to_owned(),
@@ -998,6 +998,17 @@ fn last_stage(tokens: &[Token], range: Range<usize>) -> Range<usize> {
         }
     }
     start..range.end
+}
+
+/// A condition's text, whole up to [`condition::MAX_GUARD_CHARS`], so a
+/// subworkflow's guard can be read again with its caller's takes.
+fn guard_text(text: &str) -> String {
+    if text.chars().count() <= condition::MAX_GUARD_CHARS {
+        return text.to_owned();
+    }
+    let mut short: String = text.chars().take(condition::MAX_GUARD_CHARS).collect();
+    short.push('…');
+    short
 }
 
 /// What a workflow body has shown so far.

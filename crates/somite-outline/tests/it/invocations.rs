@@ -198,3 +198,46 @@ fn an_outline_reaching_no_process_is_refused_saying_why() {
         assert!(refused.to_string().contains(phrase), "{refused}");
     }
 }
+
+#[test]
+fn a_subworkflows_guard_on_a_take_reads_the_parameter_its_caller_passed() {
+    let dir = tree(&[
+        (
+            "main.nf",
+            b"include { QC } from './qc'\n\
+              workflow {\n  QC(params.input, params.skip_fastqc, params.aligner, true)\n}\n",
+        ),
+        (
+            "qc.nf",
+            b"include { FASTQC } from './fastqc'\ninclude { TRIM } from './trim'\ninclude { STAR } from './star'\n\
+              workflow QC {\n  take:\n  reads\n  skip_fastqc\n  aligner\n  trim\n  main:\n\
+              if (!skip_fastqc) { FASTQC(reads) }\n\
+              if (aligner == 'star' && trim) {\n    STAR(reads)\n  }\n\
+              if (unknown_local) { TRIM(reads) }\n}\n",
+        ),
+        ("fastqc.nf", &tool("FASTQC", "task.ext.when == null || task.ext.when")),
+        ("trim.nf", &tool("TRIM", "task.ext.when == null || task.ext.when")),
+        ("star.nf", &tool("STAR", "task.ext.when == null || task.ext.when")),
+    ]);
+    let outline = outline(dir.path()).unwrap();
+    let found = invocations(&outline);
+    let reach = |id: &str| {
+        let inv = found.iter().find(|i| i.id == id).unwrap();
+        serde_json::to_value(&inv.reach).unwrap()["paths"][0][0]["condition"].clone()
+    };
+    assert_eq!(
+        reach("QC:FASTQC"),
+        serde_json::json!({"op": "not", "of": {"op": "param", "name": "skip_fastqc"}})
+    );
+    assert_eq!(
+        reach("QC:STAR"),
+        serde_json::json!({"op": "all", "of": [
+            {"op": "equals", "param": "aligner", "value": "star"},
+            {"op": "literal", "value": true},
+        ]})
+    );
+    assert_eq!(
+        reach("QC:TRIM"),
+        serde_json::json!({"op": "unknown", "params": []})
+    );
+}
