@@ -81,6 +81,19 @@ impl Fetcher {
             .user_agent(concat!("somite/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(crate::config::limits::CONNECT_TIMEOUT)
             .timeout(config.request_timeout)
+            // NCBI and Ensembl document no redirect to another host: one
+            // within the host asked is followed, nothing else.
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let same_host = attempt.previous().first().is_some_and(|first| {
+                    first.host_str() == attempt.url().host_str()
+                        && !(first.scheme() == "https" && attempt.url().scheme() != "https")
+                });
+                if same_host && attempt.previous().len() <= 5 {
+                    attempt.follow()
+                } else {
+                    attempt.stop()
+                }
+            }))
             .build()
             .map_err(|e| DataError::Unavailable {
                 provider: DataProvider::NcbiDatasets,

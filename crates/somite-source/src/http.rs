@@ -32,6 +32,7 @@ impl Http {
             // A stalled body fails even when the whole-request timeout is long
             // (downloads).
             .read_timeout(config.timeouts.request)
+            .redirect(documented_redirects())
             .build()
             .map_err(|e| SourceError::ProviderUnavailable {
                 provider: Provider::GitHub,
@@ -43,6 +44,36 @@ impl Http {
             download_timeout: config.timeouts.download,
         })
     }
+}
+
+/// The host GitHub documents for the archive its tarball endpoint redirects
+/// to.
+pub(crate) const GITHUB_ARCHIVE_HOST: &str = "codeload.github.com";
+/// Redirects followed for one request at most.
+const MAX_REDIRECTS: usize = 5;
+
+/// Follows only the redirects a provider documents: within the host first
+/// asked (nf-co.re, the API, or a loopback stand-in), or from GitHub's API
+/// to its archive host, never from https to http; any other is not
+/// followed, and the redirect answer then fails as the provider's.
+fn documented_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().cloned();
+        let next = attempt.url();
+        let allowed = attempt.previous().len() <= MAX_REDIRECTS
+            && first.as_ref().is_some_and(|first| {
+                let downgrade = first.scheme() == "https" && next.scheme() != "https";
+                let same_host = first.host_str() == next.host_str();
+                let archive =
+                    next.host_str() == Some(GITHUB_ARCHIVE_HOST) && next.scheme() == "https";
+                !downgrade && (same_host || archive)
+            });
+        if allowed {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
 }
 
 /// A transport failure as the user reads it. The URL is in reqwest's

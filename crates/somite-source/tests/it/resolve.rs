@@ -4,7 +4,7 @@
 use crate::common::{
     DEMO_1_0_0, DEMO_1_0_1, Entry, FETCHNGS_1_12_0, RNASEQ_3_24_0, StandIn, listing, tarball_of,
 };
-use somite_api::{DomainCode, SourceCode};
+use somite_api::{DomainCode, ErrorCode, SourceCode};
 use somite_source::{GithubToken, SourceOrigin};
 use std::time::Duration;
 
@@ -209,6 +209,32 @@ async fn the_token_does_not_follow_the_redirect_to_the_archive_host() {
         .unwrap();
     assert_eq!(standin.count("GET /repos/nf-core/demo/tarball/"), 1);
     assert_eq!(standin.with(|b| b.archive_authorization.clone()), [None]);
+}
+
+#[tokio::test]
+async fn a_redirect_to_a_host_github_does_not_document_is_not_followed() {
+    let standin = StandIn::start().await;
+    // The same archive server, under another host name.
+    standin.with(|b| b.codeload_base = b.codeload_base.replace("127.0.0.1", "localhost"));
+    let cache = tempfile::tempdir().unwrap();
+    let err = standin
+        .store(cache.path())
+        .resolve_nfcore("demo", "1.0.0")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.code(),
+            ErrorCode::Source(
+                SourceCode::ProviderResponseInvalid | SourceCode::ProviderUnavailable
+            )
+        ),
+        "{err}"
+    );
+    assert!(
+        standin.with(|b| b.archive_authorization.is_empty()),
+        "nothing was fetched from the other host"
+    );
 }
 
 #[tokio::test]
