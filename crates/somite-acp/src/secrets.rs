@@ -201,6 +201,55 @@ impl std::fmt::Debug for Redactor {
     }
 }
 
+/// What splits a secret into groups a person reads aloud (`abcd-efgh`,
+/// `abcd efgh`).
+fn is_group_separator(c: char) -> bool {
+    matches!(c, ' ' | '-')
+}
+
+/// A secret as it may be re-encoded before it reaches a log, a transcript
+/// or a tool result: itself, without group separators, hex, URL-encoded,
+/// and base64 (standard and URL-safe, at each of the three alignments a
+/// longer encoded text can put it at: the stable middle of each).
+fn encodings(secret: &str) -> Vec<String> {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+    let mut out = vec![secret.to_owned()];
+    let compact: String = secret.chars().filter(|c| !is_group_separator(*c)).collect();
+    if compact != secret {
+        out.push(compact);
+    }
+    out.push(secret.bytes().map(|b| format!("{b:02x}")).collect());
+    let url_encoded: String = secret
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    if url_encoded != secret {
+        out.push(url_encoded);
+    }
+    for engine in [&STANDARD, &URL_SAFE] {
+        for offset in 0..3 {
+            let mut bytes = vec![0u8; offset];
+            bytes.extend_from_slice(secret.as_bytes());
+            let encoded = engine.encode(&bytes);
+            // The first group mixes in the unknown bytes before it, the last
+            // the ones after it (or padding).
+            let skip = if offset == 0 { 0 } else { 4 };
+            let keep = encoded.len().saturating_sub(4);
+            if keep > skip {
+                out.push(encoded[skip..keep].to_owned());
+            }
+        }
+    }
+    out
+}
+
 /// Case folding for matching; one character in, one out, so positions in the
 /// folded text are positions in the original.
 fn fold(c: char) -> char {
@@ -210,23 +259,31 @@ fn fold(c: char) -> char {
 impl Redactor {
     /// Also masks each of `secrets` (at least [`MIN_KNOWN_SECRET_LEN`]
     /// characters long) wherever it, or any [`MIN_SECRET_FRAGMENT`]
-    /// characters of it, appear, in any case.
+    /// characters of it, appear, in any case — also re-encoded (hex,
+    /// base64 either alphabet, URL-encoded) or split into groups by spaces
+    /// or dashes.
     #[must_use]
     pub fn with_known_secrets(secrets: impl IntoIterator<Item = String>) -> Self {
         let mut windows: BTreeMap<usize, HashSet<Vec<char>>> = BTreeMap::new();
         let mut pieces = HashSet::new();
         for secret in secrets {
-            let folded: Vec<char> = secret.chars().map(fold).collect();
-            if folded.len() < MIN_KNOWN_SECRET_LEN {
-                continue;
-            }
-            let width = folded.len().min(MIN_SECRET_FRAGMENT);
-            windows
-                .entry(width)
-                .or_default()
-                .extend(folded.windows(width).map(<[char]>::to_vec));
-            for len in 1..width {
-                pieces.extend(folded.windows(len).map(<[char]>::to_vec));
+            for (index, form) in encodings(&secret).into_iter().enumerate() {
+                let folded: Vec<char> = form.chars().map(fold).collect();
+                if folded.len() < MIN_KNOWN_SECRET_LEN {
+                    continue;
+                }
+                let width = folded.len().min(MIN_SECRET_FRAGMENT);
+                windows
+                    .entry(width)
+                    .or_default()
+                    .extend(folded.windows(width).map(<[char]>::to_vec));
+                // A stream holds back only what may begin the secret as
+                // written; an encoded one is caught within one piece.
+                if index == 0 {
+                    for len in 1..width {
+                        pieces.extend(folded.windows(len).map(<[char]>::to_vec));
+                    }
+                }
             }
         }
         Self { windows, pieces }
@@ -287,13 +344,31 @@ impl Redactor {
         masked
     }
 
-    /// Which characters of `folded` lie in a known secret's window.
+    /// Which characters of `folded` lie in a known secret's window — also
+    /// when the text splits it into groups with spaces or dashes (the
+    /// separators are skipped, and masked with it).
     fn cover(&self, folded: &[char]) -> Vec<bool> {
         let mut covered = vec![false; folded.len()];
+        let compact: Vec<usize> = (0..folded.len())
+            .filter(|&i| !is_group_separator(folded[i]))
+            .collect();
+        let letters: Vec<char> = compact.iter().map(|&i| folded[i]).collect();
         for (&width, windows) in &self.windows {
             for (start, window) in folded.windows(width).enumerate() {
                 if windows.contains(window) {
                     covered[start..start + width].fill(true);
+                }
+            }
+            for (start, window) in letters.windows(width).enumerate() {
+                let span = compact[start]..=compact[start + width - 1];
+                // Groups, not a stray letter of the word before: every run
+                // of letters in the match is at least two long.
+                let grouped = folded[span.clone()]
+                    .split(|c| is_group_separator(*c))
+                    .filter(|run| !run.is_empty())
+                    .all(|run| run.len() >= 2);
+                if grouped && windows.contains(window) {
+                    covered[span].fill(true);
                 }
             }
         }
@@ -454,6 +529,46 @@ mod tests {
 
     fn capability_redactor() -> Redactor {
         Redactor::with_known_secrets([CAPABILITY.to_owned()])
+    }
+
+    #[test]
+    fn a_known_secret_re_encoded_or_split_into_groups_is_masked() {
+        use base64::Engine as _;
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+        let redactor = capability_redactor();
+        let grouped = |sep: &str| {
+            CAPABILITY
+                .chars()
+                .collect::<Vec<_>>()
+                .chunks(4)
+                .map(|c| c.iter().collect::<String>())
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        let hex: String = CAPABILITY.bytes().map(|b| format!("{b:02X}")).collect();
+        for encoded in [
+            grouped(" "),
+            grouped("-"),
+            hex,
+            STANDARD.encode(CAPABILITY),
+            STANDARD.encode(format!("token={CAPABILITY}&x=1")),
+            URL_SAFE_NO_PAD.encode(format!("ab{CAPABILITY}")),
+            CAPABILITY.replace('_', "%5F").replace('-', "%2D"),
+        ] {
+            let masked = redactor.redact_text(&format!("sent {encoded} here"));
+            assert!(masked.contains(REDACTED), "{encoded}: {masked}");
+            // Nothing long enough to rebuild the secret stays visible.
+            let visible: String = masked.replace(REDACTED, " ");
+            assert!(
+                !visible
+                    .split_whitespace()
+                    .any(|word| word.len() >= MIN_SECRET_FRAGMENT && encoded.contains(word)),
+                "{encoded}: {masked}"
+            );
+        }
+        // Ordinary text with dashes and spaces is left alone.
+        let prose = "run fastp - then multiqc on all samples";
+        assert_eq!(redactor.redact_text(prose), prose);
     }
 
     #[test]
