@@ -60,9 +60,11 @@ pub fn is_own_origin(origin: &str, host: &str) -> bool {
 /// on another.
 pub async fn loopback_only(request: Request, next: Next) -> Result<Response, ApiError> {
     let headers = request.headers();
+    let route = request.uri().path();
     let mut hosts = headers.get_all(HOST).iter();
     let host = hosts.next().and_then(|h| h.to_str().ok());
     if hosts.next().is_some() {
+        refused(route, DomainCode::InvalidRequest.into());
         return Err(ApiError::new(
             DomainCode::InvalidRequest,
             "the request has more than one Host header",
@@ -72,6 +74,7 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
     let authority = request.uri().authority().map(|a| a.as_str());
     let consistent = authority.is_none_or(|a| host.is_some_and(|h| a.eq_ignore_ascii_case(h)));
     if !host.is_some_and(is_loopback_host) || !consistent {
+        refused(route, HttpCode::ForbiddenHost.into());
         return Err(ApiError::new(
             HttpCode::ForbiddenHost,
             "the Host header (or the request target's authority) is not this loopback address",
@@ -85,6 +88,7 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
             .is_ok_and(|o| host.is_some_and(|h| is_own_origin(o, h)))
     });
     if origins.next().is_some() || !own {
+        refused(route, HttpCode::ForbiddenOrigin.into());
         return Err(ApiError::new(
             HttpCode::ForbiddenOrigin,
             "requests from this origin are refused (one Origin, Somite's own page, is accepted)",
@@ -92,6 +96,24 @@ pub async fn loopback_only(request: Request, next: Next) -> Result<Response, Api
         ));
     }
     Ok(next.run(request).await)
+}
+
+/// One `debug` line per request, refused ones included: method, route,
+/// status and how long it took (never a query, which may carry a cursor or
+/// a search, nor a header).
+pub async fn log_request(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let route = request.uri().path().to_owned();
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    tracing::debug!(
+        %method,
+        route,
+        status = response.status().as_u16(),
+        ms = started.elapsed().as_secs_f64() * 1000.0,
+        "request"
+    );
+    response
 }
 
 /// Requires a live capability on MCP-only routes.
@@ -103,6 +125,7 @@ pub async fn capability_required(
     let Some(id) =
         presented_capability(request.headers()).and_then(|c| state.capabilities.identify(c))
     else {
+        refused(request.uri().path(), HttpCode::CapabilityRequired.into());
         return Err(ApiError::new(
             HttpCode::CapabilityRequired,
             "this route is for Somite's MCP adapter and needs its capability",
@@ -112,6 +135,13 @@ pub async fn capability_required(
     // Routes that act for one agent session (compile's attachment) read it.
     request.extensions_mut().insert(id);
     Ok(next.run(request).await)
+}
+
+/// One `warn` line per refused request: the route and the reason's code,
+/// never a header's value (a Host, Origin or capability may be hostile or
+/// secret). Every peer is loopback, so it is not named.
+fn refused(route: &str, code: somite_api::ErrorCode) {
+    tracing::warn!(route, code = code.as_str(), "request refused");
 }
 
 fn presented_capability(headers: &HeaderMap) -> Option<&str> {

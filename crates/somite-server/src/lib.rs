@@ -143,6 +143,7 @@ pub fn router(state: Arc<AppState>, web_bundle: Option<&std::path::Path>) -> Rou
         .nest("/api", api)
         .merge(web::routes(web_bundle))
         .layer(middleware::from_fn(guard::loopback_only))
+        .layer(middleware::from_fn(guard::log_request))
         .with_state(state)
 }
 

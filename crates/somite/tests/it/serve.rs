@@ -473,6 +473,68 @@ fn serve_logs_to_stderr_with_secrets_redacted() {
         assert!(!line.contains(secret), "{secret} logged: {line}");
     }
 
+    // A refusal leaves one warn line: route and reason, not the header.
+    let status = tokio_runtime().block_on(async {
+        reqwest::Client::new()
+            .get(format!("{url}/api/health"))
+            .header("origin", "http://attacker.example")
+            .send()
+            .await
+            .unwrap()
+            .status()
+    });
+    assert_eq!(status, 403);
+    let refusal = logged
+        .iter()
+        .find(|line| line.contains("request refused"))
+        .expect("the refusal is logged");
+    assert!(
+        refusal.contains("WARN")
+            && refusal.contains("/api/health")
+            && refusal.contains("forbidden_origin"),
+        "{refusal}"
+    );
+    assert!(!refusal.contains("attacker.example"), "{refusal}");
+
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(exit_within_ten_seconds(&mut child, "SIGINT").success());
+}
+
+#[test]
+fn each_request_is_logged_at_debug_with_its_route_status_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = ServeChild::start(dir.path(), |command| {
+        command
+            .env(somite_api::EnvVars::SOMITE_LOG, "somite_server=debug")
+            .stderr(Stdio::piped());
+    });
+    let url = server.url.clone();
+    let mut child = server.into_child();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (lines, logged) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    tokio_runtime().block_on(async {
+        reqwest::get(format!("{url}/api/workflow/read?cursor=secret-cursor"))
+            .await
+            .unwrap()
+    });
+    let line = logged
+        .iter()
+        .find(|line| line.contains("request") && line.contains("/api/workflow/read"))
+        .expect("the request is logged");
+    assert!(
+        line.contains("DEBUG") && line.contains("GET") && line.contains("status=400"),
+        "{line}"
+    );
+    assert!(line.contains("ms="), "{line}");
+    assert!(!line.contains("secret-cursor"), "no query: {line}");
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
