@@ -66,6 +66,10 @@ code_group! {
         HeadersTooLarge => "headers_too_large",
         /// An HTTP request body that did not arrive in time.
         RequestTimeout => "request_timeout",
+        /// The runtime is doing as many of these at once as it allows (a
+        /// pipeline resolve holds an archive in flight); `Retry-After` says
+        /// when to ask again.
+        Busy => "busy",
     }
 }
 

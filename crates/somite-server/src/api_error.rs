@@ -50,6 +50,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
             HttpCode::UriTooLong => StatusCode::URI_TOO_LONG,
             HttpCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             HttpCode::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            HttpCode::Busy => StatusCode::SERVICE_UNAVAILABLE,
         },
         ErrorCode::Agent(code) => match code {
             AgentCode::AgentNotConnected
@@ -158,8 +159,19 @@ fn domain_status(code: DomainCode) -> StatusCode {
     }
 }
 
+/// How long a `busy` caller waits before asking again.
+pub const BUSY_RETRY_AFTER_SECS: u64 = 2;
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (status_of(self.0.code), Json(self.0)).into_response()
+        let busy = self.0.code == somite_api::ErrorCode::from(HttpCode::Busy);
+        let mut response = (status_of(self.0.code), Json(self.0)).into_response();
+        if busy {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(BUSY_RETRY_AFTER_SECS),
+            );
+        }
+        response
     }
 }

@@ -114,11 +114,29 @@ pub async fn search(
         .map_err(|e| ApiError::from(somite_api::Error::from(e)))
 }
 
+/// Pipeline resolves the runtime runs at once.
+pub const MAX_RESOLVES: usize = 2;
+
+/// A slot among the resolves the runtime runs at once ([`MAX_RESOLVES`]):
+/// each holds an archive download and its extraction, so their number
+/// bounds the memory and disk a burst of resolves takes. Past it the caller
+/// is told `busy` and when to retry, never queued without end.
+fn resolve_slot(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    state.resolves.clone().try_acquire_owned().map_err(|_| {
+        ApiError::new(
+            somite_api::HttpCode::Busy,
+            format!("{MAX_RESOLVES} pipeline resolves are already running"),
+            "retry after the seconds Retry-After names",
+        )
+    })
+}
+
 pub async fn resolve_nfcore(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     JsonBody(body): JsonBody<ResolveNfCore>,
 ) -> Result<Json<TransactionReply>, ApiError> {
+    let _slot = resolve_slot(&state)?;
     let pinned = store(&state)?
         .resolve_nfcore(&body.pipeline, &body.release)
         .await;
@@ -130,6 +148,7 @@ pub async fn resolve_github(
     headers: HeaderMap,
     JsonBody(body): JsonBody<ResolveGitHub>,
 ) -> Result<Json<TransactionReply>, ApiError> {
+    let _slot = resolve_slot(&state)?;
     let pinned = store(&state)?
         .resolve_github(&body.repository, &body.git_ref)
         .await;

@@ -30,6 +30,9 @@ pub struct AppState {
     pub feed: Feed,
     /// The result graphs of recent transactions, by state revision.
     pub documents: RecentDocuments,
+    /// Slots for pipeline resolves running at once (see
+    /// [`crate::source_routes::MAX_RESOLVES`]).
+    pub resolves: Arc<tokio::sync::Semaphore>,
     pub capabilities: Arc<Capabilities>,
     pub agents: AgentHost,
     pub runner: Supervisor,
@@ -93,6 +96,9 @@ impl AppState {
             project: Mutex::new(project),
             feed,
             documents,
+            resolves: Arc::new(tokio::sync::Semaphore::new(
+                crate::source_routes::MAX_RESOLVES,
+            )),
             capabilities,
             agents,
             runner,

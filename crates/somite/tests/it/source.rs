@@ -854,3 +854,50 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resolves_beyond_the_runtimes_slots_are_told_busy_with_a_retry_time() {
+    let runtime = SourceRuntime::start(None).await;
+    // Each resolve waits on a slow provider, holding its slot.
+    runtime
+        .standin
+        .with(|b| b.slow = Some(std::time::Duration::from_millis(1500)));
+    let base = runtime.server.state.project().state_revision().to_string();
+    let url = format!("{}/api/source/github/resolve", runtime.server.url());
+    let resolve = |key: &'static str| {
+        let (url, base) = (url.clone(), base.clone());
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .json(&json!({"repository": "nf-core/demo", "ref": "1.0.1",
+                              "base_state_revision": base, "idempotency_key": key}))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let running: Vec<_> = ["busy-resolve-0001", "busy-resolve-0002"]
+        .into_iter()
+        .map(|key| tokio::spawn(resolve(key)))
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let refused = resolve("busy-resolve-0003").await;
+    assert_eq!(refused.status(), 503);
+    assert_eq!(
+        refused.headers()["retry-after"],
+        somite_server::api_error::BUSY_RETRY_AFTER_SECS
+            .to_string()
+            .as_str()
+    );
+    let envelope: Value = refused.json().await.unwrap();
+    assert_eq!(envelope["code"], "busy", "{envelope}");
+    for answer in running {
+        assert_ne!(
+            answer.await.unwrap().status(),
+            503,
+            "the two in their slots ran"
+        );
+    }
+    // Slots free again: the next one runs.
+    assert_ne!(resolve("busy-resolve-0004").await.status(), 503);
+}
