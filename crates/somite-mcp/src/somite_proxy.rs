@@ -249,6 +249,12 @@ pub struct TransactionArgs {
     pub operations: Vec<Map<String, Value>>,
 }
 
+/// The `node_ids=a,b` query of a bounded read, when ids are given.
+fn node_ids_query(ids: Option<Vec<String>>) -> Option<(&'static str, String)> {
+    ids.filter(|ids| !ids.is_empty())
+        .map(|ids| ("node_ids", ids.join(",")))
+}
+
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkflowGetArgs {
@@ -597,10 +603,7 @@ impl SomiteServer {
         Parameters(args): Parameters<WorkflowGetArgs>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<WorkflowRead> {
-        let mut query = Vec::new();
-        if let Some(ids) = args.node_ids.filter(|ids| !ids.is_empty()) {
-            query.push(("node_ids", ids.join(",")));
-        }
+        let mut query: Vec<(&str, String)> = node_ids_query(args.node_ids).into_iter().collect();
         if let Some(fields) = args.fields.filter(|f| !f.is_empty()) {
             let names: Vec<String> = fields
                 .iter()
@@ -642,10 +645,7 @@ impl SomiteServer {
         Parameters(args): Parameters<ReadinessGetArgs>,
         context: RequestContext<RoleServer>,
     ) -> Outcome<ReadinessRead> {
-        let mut query = Vec::new();
-        if let Some(ids) = args.node_ids.filter(|ids| !ids.is_empty()) {
-            query.push(("node_ids", ids.join(",")));
-        }
+        let mut query: Vec<(&str, String)> = node_ids_query(args.node_ids).into_iter().collect();
         query.extend(args.cursor.map(|c| ("cursor", c)));
         let encoded = serde_urlencoded_pairs(&query);
         Outcome(

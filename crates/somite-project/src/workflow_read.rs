@@ -305,8 +305,24 @@ fn edge_line(edge: &somite_workflow::graph::Edge) -> String {
     )
 }
 
-fn size(answer: &WorkflowRead) -> usize {
+/// The bytes of `answer` as JSON.
+fn size(answer: &impl Serialize) -> usize {
     serde_json::to_vec(answer).map_or(usize::MAX, |b| b.len())
+}
+
+/// Refuses more than [`MAX_NODE_IDS`] ids in one read.
+fn check_node_ids(ids: &[String]) -> Result<(), SomiteError> {
+    if ids.len() > MAX_NODE_IDS {
+        return Err(SomiteError::new(
+            ErrorCode::InvalidRequest,
+            format!(
+                "{} node ids; a read takes at most {MAX_NODE_IDS}",
+                ids.len()
+            ),
+            "read the nodes in smaller groups",
+        ));
+    }
+    Ok(())
 }
 
 /// The nodes `node_ids` names, projected, as many as fit.
@@ -315,16 +331,7 @@ fn detail(
     request: &ReadRequest,
     mut answer: WorkflowRead,
 ) -> Result<WorkflowRead, SomiteError> {
-    if request.node_ids.len() > MAX_NODE_IDS {
-        return Err(SomiteError::new(
-            ErrorCode::InvalidRequest,
-            format!(
-                "{} node ids; a read takes at most {MAX_NODE_IDS}",
-                request.node_ids.len()
-            ),
-            "read the nodes in smaller groups",
-        ));
-    }
+    check_node_ids(&request.node_ids)?;
     let fields: BTreeSet<NodeField> = if request.fields.is_empty() {
         NodeField::DEFAULT.into_iter().collect()
     } else {
@@ -498,16 +505,7 @@ pub fn readiness(
     state_revision: &str,
     request: &ReadinessRequest,
 ) -> Result<ReadinessRead, SomiteError> {
-    if request.node_ids.len() > MAX_NODE_IDS {
-        return Err(SomiteError::new(
-            ErrorCode::InvalidRequest,
-            format!(
-                "{} node ids; a read takes at most {MAX_NODE_IDS}",
-                request.node_ids.len()
-            ),
-            "read the nodes in smaller groups",
-        ));
-    }
+    check_node_ids(&request.node_ids)?;
     let wanted: BTreeSet<&str> = request.node_ids.iter().map(String::as_str).collect();
     let mut items = std::mem::take(&mut assessment.items);
     let mut nodes = std::mem::take(&mut assessment.nodes);
@@ -546,7 +544,7 @@ pub fn readiness(
         answer.read_more = answer.next_cursor.as_ref().map(|_| {
             format!("requirements {start}–{end} of {total_items}: pass next_cursor as cursor for the rest, or node_ids for one node's")
         });
-        let fits = serde_json::to_vec(&answer).is_ok_and(|b| b.len() <= MAX_READ_BYTES);
+        let fits = size(&answer) <= MAX_READ_BYTES;
         if fits {
             return Ok(answer);
         }
