@@ -1417,7 +1417,7 @@ fn process_item(
     });
     if let Some((invocation, replacement)) = invocations
         .iter()
-        .find_map(|i| equivalent(catalog, binding, i).ok().map(|r| (i, r)))
+        .find_map(|i| equivalent(catalog, i).ok().map(|r| (i, r)))
     {
         let mut replace = resolution(
             format!("{}:replace", it.id),

@@ -283,15 +283,55 @@ pub struct OperatorContract {
     /// validation, which runs offline, substitutes a fixture for its outputs.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub network: bool,
-    /// The nf-core module this operator stands for (`fastqc`,
-    /// `seqtk/trim`), when it runs the same tool the same way: promoting a
-    /// source workflow turns that module's invocations into this operator.
+    /// The nf-core module this operator stands for, when it runs the same
+    /// tool the same way, with how the module's channels meet its ports:
+    /// replacing or promoting that module's invocations uses this mapping.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nf_core_module: Option<String>,
+    pub nf_core: Option<NfCoreModule>,
     /// Where the catalog read this contract from, field by field; set by
     /// [`crate::catalog::Catalog::parse_contract`], never part of the file.
     #[serde(skip)]
     pub source: Option<ContractSource>,
+}
+
+/// The nf-core module an operator stands for (`[nf_core]` of a contract).
+///
+/// A module's channel may carry several files an operator takes on several
+/// ports: nf-core's `tuple val(meta), path(reads)` holds one FASTQ or a pair,
+/// which an operator takes as `r1` and `r2`. So each channel names the
+/// operator ports it meets, in order: the first file to the first port.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NfCoreModule {
+    /// The module's path under `modules/nf-core/` (`fastqc`, `bwa/mem`).
+    pub module: String,
+    /// Each input component the module declares (`reads`, `index`) → the
+    /// operator inputs it feeds. `val(meta)` is never a port.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inputs: BTreeMap<String, Vec<String>>,
+    /// Each output the module emits (`bam`, `html`) → the operator outputs
+    /// that stand for it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub outputs: BTreeMap<String, Vec<String>>,
+    /// A channel's name in older versions of the module → its name in
+    /// `inputs` or `outputs` (`bam` → `reads`): a pipeline pins the module
+    /// at the version it was written against.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub renamed: BTreeMap<String, String>,
+}
+
+impl NfCoreModule {
+    /// A module path: one or two lower-case segments of letters, digits and
+    /// `_`, as nf-core/modules names them.
+    fn is_module_path(path: &str) -> bool {
+        let segments: Vec<&str> = path.split('/').collect();
+        segments.len() <= 2
+            && segments.iter().all(|s| {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            })
+    }
 }
 
 /// Compute a task asks for, as written in a contract file.
@@ -574,6 +614,45 @@ impl OperatorContract {
                 if !self.pixi.contains_key("coreutils") {
                     return fail(format!(
                         "outputs.{port}.checksum needs coreutils (`sum`) pinned in pixi"
+                    ));
+                }
+            }
+        }
+        if let Some(nf_core) = &self.nf_core {
+            if !NfCoreModule::is_module_path(&nf_core.module) {
+                return fail(format!(
+                    "nf_core.module `{}` is not an nf-core module path such as `bwa/mem`",
+                    nf_core.module
+                ));
+            }
+            for (side, map, ports) in [
+                ("inputs", &nf_core.inputs, &self.ports.inputs),
+                ("outputs", &nf_core.outputs, &self.ports.outputs),
+            ] {
+                let mut met = BTreeSet::new();
+                for (channel, targets) in map {
+                    if targets.is_empty() {
+                        return fail(format!("nf_core.{side}.{channel} names no port"));
+                    }
+                    for port in targets {
+                        if !ports.iter().any(|p| p.name == *port) {
+                            return fail(format!(
+                                "nf_core.{side}.{channel} names unknown port `{port}`"
+                            ));
+                        }
+                        if !met.insert(port.as_str()) {
+                            return fail(format!("nf_core.{side} meets port `{port}` twice"));
+                        }
+                    }
+                }
+            }
+            for (old, current) in &nf_core.renamed {
+                let known = |name: &str| {
+                    nf_core.inputs.contains_key(name) || nf_core.outputs.contains_key(name)
+                };
+                if !known(current) || known(old) {
+                    return fail(format!(
+                        "nf_core.renamed.{old} must name a channel of inputs or outputs, under a name they do not use"
                     ));
                 }
             }

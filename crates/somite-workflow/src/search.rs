@@ -64,6 +64,10 @@ fn index_terms(c: &OperatorContract) -> BTreeMap<String, u32> {
     if let Some(bin) = &c.bin {
         add(bin, weight::PACKAGE);
     }
+    // A pipeline's call is named for its module (`BWA_MEM` of `bwa/mem`).
+    if let Some(nf_core) = &c.nf_core {
+        add(&nf_core.module, weight::PACKAGE);
+    }
     for p in &c.params {
         add(&p.name, weight::PARAM);
         add(&p.label, weight::PARAM);
@@ -164,6 +168,10 @@ pub struct SearchMatch {
     pub score: u32,
     pub matched_terms: Vec<String>,
     pub packages: BTreeMap<String, String>,
+    /// The nf-core module it stands for (`bwa/mem`): replacing one of that
+    /// module's calls with it needs no port mapping.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nf_core_module: Option<String>,
     pub inputs: Vec<PortSummary>,
     pub outputs: Vec<PortSummary>,
     pub params: Vec<ParamSummary>,
@@ -365,6 +373,7 @@ fn summarize(
         score,
         matched_terms,
         packages: c.pixi.clone(),
+        nf_core_module: c.nf_core.as_ref().map(|n| n.module.clone()),
         inputs: ports(&c.ports.inputs),
         outputs: ports(&c.ports.outputs),
         params: c

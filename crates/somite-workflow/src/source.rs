@@ -27,6 +27,7 @@ use crate::source_reach::SourceReach;
 use crate::types::PortType;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The operator id every source node carries.
 pub const SOURCE_OPERATOR_ID: &str = "workflow.source";
@@ -165,6 +166,18 @@ pub struct Replacement {
 pub struct PortPair {
     pub invocation_port: String,
     pub operator_port: String,
+}
+
+impl PortPair {
+    /// The pairs of a user's mapping: invocation port → operator port.
+    pub fn from_map(map: &BTreeMap<String, String>) -> Vec<PortPair> {
+        map.iter()
+            .map(|(invocation_port, operator_port)| PortPair {
+                invocation_port: invocation_port.clone(),
+                operator_port: operator_port.clone(),
+            })
+            .collect()
+    }
 }
 
 /// The Somite type of a port from what a module says about it: its file

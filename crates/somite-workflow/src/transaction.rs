@@ -20,8 +20,8 @@ use crate::limits::{
 };
 use crate::operator::{OperatorContract, ParamFault, check_import_path, check_param_value};
 use crate::source::{
-    EnvironmentChoice, PinnedInput, SOURCE_OPERATOR_ID, SourceBinding, check_process_environment,
-    check_source_param,
+    EnvironmentChoice, PinnedInput, PortPair, SOURCE_OPERATOR_ID, SourceBinding,
+    check_process_environment, check_source_param,
 };
 use crate::variant;
 use serde::{Deserialize, Serialize};
@@ -458,7 +458,13 @@ fn apply_one(
                 .get(operator_id)
                 .ok_or_else(|| unknown_operator(catalog, operator_id))?;
             let binding = node.source().expect("a source node");
-            let replacement = variant::replacement(binding, entry, invocation, inputs, outputs)?;
+            let replacement = variant::replacement(
+                binding,
+                entry,
+                invocation,
+                &PortPair::from_map(inputs),
+                &PortPair::from_map(outputs),
+            )?;
             let node = doc.node_mut(node_id).expect("checked above");
             variant::put_replacement(node, replacement);
         }

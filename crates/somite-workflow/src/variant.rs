@@ -16,7 +16,7 @@
 //!    native graph (a new revision of the same document, so undo and evidence
 //!    work as for any edit) whose nodes are the selected replacements, plus a
 //!    native node for every other invocation whose nf-core module the catalog
-//!    declares an equivalent for (`nf_core_module` of a contract). What the
+//!    declares an equivalent for (`[nf_core]` of a contract). What the
 //!    catalog cannot represent is listed in [`VariantOrigin::unrepresented`]
 //!    and becomes a blocking readiness item, never a silent drop. The source
 //!    node is kept whole in [`VariantOrigin::source`], so [`revert`] restores
@@ -179,21 +179,42 @@ fn find<'p>(ports: &'p [InvocationPort], name: &str) -> Option<&'p InvocationPor
     ports.iter().find(|p| p.name == name)
 }
 
-/// Checks and builds the replacement of `invocation` by `entry`. Omitted
-/// maps are matched by type: each required operator input takes the first
-/// free invocation input of a type it accepts, and each typed invocation
-/// output the first free operator output of the same type.
+/// Checks and builds the replacement of the invocation `invocation_id` of
+/// `binding` by `entry` (see [`replacement_of`]).
 pub fn replacement(
     binding: &SourceBinding,
     entry: &CatalogEntry,
     invocation_id: &str,
-    inputs: &BTreeMap<String, String>,
-    outputs: &BTreeMap<String, String>,
+    inputs: &[PortPair],
+    outputs: &[PortPair],
 ) -> Result<Replacement> {
-    let inv = invocation(binding, invocation_id)?;
+    replacement_of(invocation(binding, invocation_id)?, entry, inputs, outputs)
+}
+
+/// Checks and builds the replacement of `inv` by `entry`. With no maps, an
+/// operator standing for `inv`'s own nf-core module meets it as its
+/// contract declares (`[nf_core]`); any other is matched by type: each
+/// required operator input takes the first free invocation input of a type
+/// it accepts, and each typed invocation output the first free operator
+/// output of the same type.
+pub fn replacement_of(
+    inv: &SourceInvocation,
+    entry: &CatalogEntry,
+    inputs: &[PortPair],
+    outputs: &[PortPair],
+) -> Result<Replacement> {
+    let invocation_id = inv.id.as_str();
     let contract = &entry.contract;
     let operator_id = contract.id.as_str();
-    let (mut input_pairs, fed) = mapped_pairs(inv, entry, invocation_id, Direction::Input, inputs)?;
+    let declared = (inputs.is_empty() && outputs.is_empty())
+        .then(|| declared_pairs(entry, inv))
+        .flatten();
+    let reviewed = declared.is_some();
+    let (inputs, outputs) = match &declared {
+        Some((i, o)) => (i.as_slice(), o.as_slice()),
+        None => (inputs, outputs),
+    };
+    let (mut input_pairs, fed) = mapped_pairs(inv, entry, Direction::Input, inputs, reviewed)?;
     let mut used: BTreeSet<String> = input_pairs
         .iter()
         .map(|p| p.invocation_port.clone())
@@ -202,7 +223,7 @@ pub fn replacement(
         if spec.optional || fed.contains(spec.name.as_str()) {
             continue;
         }
-        if !inputs.is_empty() {
+        if reviewed || !inputs.is_empty() {
             return Err(Misfit {
                 invocation: invocation_id,
                 direction: Direction::Input,
@@ -251,8 +272,8 @@ pub fn replacement(
     }
 
     let (mut output_pairs, mut given) =
-        mapped_pairs(inv, entry, invocation_id, Direction::Output, outputs)?;
-    if outputs.is_empty() {
+        mapped_pairs(inv, entry, Direction::Output, outputs, reviewed)?;
+    if outputs.is_empty() && !reviewed {
         for ip in &inv.outputs {
             let Some(ty) = ip.ty else { continue };
             if let Some(spec) = contract
@@ -279,17 +300,63 @@ pub fn replacement(
     })
 }
 
+/// The port pairs `entry` declares for `inv`, when it stands for the nf-core
+/// module `inv` comes from.
+fn declared_pairs(
+    entry: &CatalogEntry,
+    inv: &SourceInvocation,
+) -> Option<(Vec<PortPair>, Vec<PortPair>)> {
+    let nf_core = entry.contract.nf_core.as_ref()?;
+    if nf_core_module(inv) != Some(nf_core.module.as_str()) {
+        return None;
+    }
+    // The channel's name in the module version this pipeline pins.
+    let named = |channel: &String, ports: &[InvocationPort]| -> String {
+        if find(ports, channel).is_some() {
+            return channel.clone();
+        }
+        nf_core
+            .renamed
+            .iter()
+            .find(|(old, current)| *current == channel && find(ports, old).is_some())
+            .map_or_else(|| channel.clone(), |(old, _)| old.clone())
+    };
+    let pairs = |map: &BTreeMap<String, Vec<String>>, ports: &[InvocationPort]| -> Vec<PortPair> {
+        map.iter()
+            .flat_map(|(channel, targets)| {
+                let channel = named(channel, ports);
+                targets.iter().map(move |port| PortPair {
+                    invocation_port: channel.clone(),
+                    operator_port: port.clone(),
+                })
+            })
+            .collect()
+    };
+    Some((
+        pairs(&nf_core.inputs, &inv.inputs),
+        pairs(&nf_core.outputs, &inv.outputs),
+    ))
+}
+
 /// The explicitly mapped pairs of one side of a replacement, each checked
 /// like an edge: an invocation input must be accepted by the operator input
 /// it feeds, and an operator output must give exactly the type of the
 /// invocation output it stands for. Also returns the operator ports used.
+///
+/// A `reviewed` map is the one a contract declares for its nf-core module:
+/// a port of it whose type the module leaves open (`*.{bam,cram,sam}`) is
+/// met as declared, and the edges a promotion draws to it are checked
+/// against the real operators on both ends; a channel the pinned version of
+/// the module does not have is skipped. A user's map has no such review, so
+/// an untyped or unknown port refuses it.
 fn mapped_pairs<'m>(
     inv: &SourceInvocation,
     entry: &CatalogEntry,
-    invocation_id: &str,
     direction: Direction,
-    map: &'m BTreeMap<String, String>,
+    map: &'m [PortPair],
+    reviewed: bool,
 ) -> Result<(Vec<PortPair>, BTreeSet<&'m str>)> {
+    let invocation_id = inv.id.as_str();
     let operator_id = entry.contract.id.as_str();
     let (inv_ports, op_ports) = match direction {
         Direction::Input => (&inv.inputs, &entry.contract.ports.inputs),
@@ -308,8 +375,20 @@ fn mapped_pairs<'m>(
     };
     let mut pairs = Vec::new();
     let mut taken: BTreeSet<&str> = BTreeSet::new();
-    for (inv_port, op_port) in map {
-        let ip = find(inv_ports, inv_port).ok_or_else(|| unknown(invocation_id, inv_port))?;
+    for PortPair {
+        invocation_port: inv_port,
+        operator_port: op_port,
+    } in map
+    {
+        let Some(ip) = find(inv_ports, inv_port) else {
+            // A pipeline pins the module at some version: a channel a
+            // reviewed map names that this version lacks is skipped; the
+            // required inputs are still checked below.
+            if reviewed {
+                continue;
+            }
+            return Err(unknown(invocation_id, inv_port));
+        };
         let spec = op_ports
             .iter()
             .find(|p| p.name == *op_port)
@@ -332,23 +411,22 @@ fn mapped_pairs<'m>(
             }
             .error()
         };
-        let Some(ty) = ip.ty else {
-            return Err(misfit(match direction {
+        let refusal = match (ip.ty, direction) {
+            (None, _) if reviewed => None,
+            (None, _) => Some(match direction {
                 Direction::Input => format!(
                     "the type of input `{inv_port}` of {invocation_id} is unknown, so it cannot feed {operator_id}.{op_port}"
                 ),
                 Direction::Output => format!(
                     "the type of output `{inv_port}` of {invocation_id} is unknown, so {operator_id}.{op_port} cannot stand for it"
                 ),
-            }));
-        };
-        let refusal = match direction {
-            Direction::Input => spec.refusal(&spec_of(inv_port, ty)).map(|reason| {
+            }),
+            (Some(ty), Direction::Input) => spec.refusal(&spec_of(inv_port, ty)).map(|reason| {
                 format!(
                     "input `{inv_port}` of {invocation_id} ({ty}) cannot feed {operator_id}: {reason}"
                 )
             }),
-            Direction::Output => (ty != spec.ty).then(|| {
+            (Some(ty), Direction::Output) => (ty != spec.ty).then(|| {
                 format!(
                     "output `{inv_port}` of {invocation_id} gives {ty}, and {operator_id}.{op_port} gives {}",
                     spec.ty
@@ -500,7 +578,7 @@ pub(crate) fn promote(
     for inv in &binding.invocations {
         let (replacement, how) = match chosen.get(inv.id.as_str()) {
             Some(r) => ((*r).clone(), PromotedHow::Selected),
-            None => match equivalent(catalog, binding, inv) {
+            None => match equivalent(catalog, inv) {
                 Ok(r) => (r, PromotedHow::CatalogEquivalent),
                 Err(reason) => {
                     unrepresented.push(UnrepresentedInvocation {
@@ -540,10 +618,17 @@ pub(crate) fn promote(
         let Some((to_node, to)) = placed.get(inv.id.as_str()) else {
             continue;
         };
-        for pair in &to.inputs {
+        for (at, pair) in to.inputs.iter().enumerate() {
             let Some(port) = find(&inv.inputs, &pair.invocation_port) else {
                 continue;
             };
+            // A channel met on several ports (a read pair as `r1`, `r2`)
+            // takes its files in order: the k-th port here is fed by the
+            // k-th port standing for the upstream channel.
+            let nth = to.inputs[..at]
+                .iter()
+                .filter(|p| p.invocation_port == pair.invocation_port)
+                .count();
             let Some(target) = to
                 .ports
                 .inputs
@@ -556,7 +641,12 @@ pub(crate) fn promote(
                 let Some((from_node, up)) = placed.get(from.invocation.as_str()) else {
                     continue;
                 };
-                let Some(out) = up.outputs.iter().find(|o| o.invocation_port == from.port) else {
+                let Some(out) = up
+                    .outputs
+                    .iter()
+                    .filter(|o| o.invocation_port == from.port)
+                    .nth(nth)
+                else {
                     continue;
                 };
                 let Some(spec) = up
@@ -603,11 +693,10 @@ pub(crate) fn promote(
     Ok(())
 }
 
-/// The catalog operator standing for `inv`'s nf-core module, with its ports
-/// matched by type; else why there is none.
-pub(crate) fn equivalent(
+/// The one catalog operator standing for `inv`'s nf-core module, its ports
+/// met as its contract declares; else why there is none.
+pub fn equivalent(
     catalog: &Catalog,
-    binding: &SourceBinding,
     inv: &SourceInvocation,
 ) -> std::result::Result<Replacement, String> {
     let Some(module) = nf_core_module(inv) else {
@@ -616,20 +705,45 @@ pub(crate) fn equivalent(
             inv.process, inv.file
         ));
     };
-    let Some(entry) = catalog
+    let standing: Vec<&CatalogEntry> = catalog
         .entries()
-        .find(|e| e.contract.nf_core_module.as_deref() == Some(module))
-    else {
-        return Err(format!(
+        .filter(|e| {
+            e.contract
+                .nf_core
+                .as_ref()
+                .is_some_and(|n| n.module == module)
+        })
+        .collect();
+    let mut fitting = Vec::new();
+    let mut misfits = Vec::new();
+    for entry in &standing {
+        match replacement_of(inv, entry, &[], &[]) {
+            Ok(r) => fitting.push(r),
+            Err(e) => misfits.push(format!(
+                "{} stands for `{module}`, but its ports do not fit: {}",
+                entry.contract.id, e.message
+            )),
+        }
+    }
+    match fitting.len() {
+        0 if misfits.is_empty() => Err(format!(
             "the catalog has no operator for the nf-core module `{module}`"
-        ));
-    };
-    replacement(binding, entry, &inv.id, &BTreeMap::new(), &BTreeMap::new()).map_err(|e| {
-        format!(
-            "{} stands for `{module}`, but its ports do not fit: {}",
-            entry.contract.id, e.message
-        )
-    })
+        )),
+        0 => Err(misfits.join("; ")),
+        1 => Ok(fitting.remove(0)),
+        // One module, several uses (`gffread` writes GTF or transcripts as
+        // its `ext.args` say): which one a pipeline means is not in its
+        // ports, and a promotion does not guess.
+        _ => Err(format!(
+            "the catalog has {} operators for the nf-core module `{module}` ({}); which one this call runs as depends on its arguments, so replace it with that one",
+            fitting.len(),
+            fitting
+                .iter()
+                .map(|r| r.operator_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
 }
 
 /// Restores the source node a variant was promoted from.

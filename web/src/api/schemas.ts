@@ -217,6 +217,8 @@ export const catalogMatch = z.object({
   score: z.number(),
   matched_terms: z.array(z.string()),
   packages: z.record(z.string(), z.string()),
+  /** The nf-core module it stands for (`bwa/mem`), when its contract declares one. */
+  nf_core_module: z.optional(z.string()),
   inputs: z.array(catalogPort),
   outputs: z.array(catalogPort),
   params: z.array(catalogParam),
@@ -530,7 +532,10 @@ export const evidenceReceipt = z.object({
 
 export const evidenceLookup = z.object({
   graph_revision: revision,
+  /** A fixture run of this revision passed. */
   validated: z.boolean(),
+  /** A source pipeline's Nextflow -preview passed: it parses, no task ran. */
+  previewed: z._default(z.boolean(), false),
   receipts: z.array(evidenceReceipt),
   problems: z._default(
     z.array(z.object({ digest: z.string(), problem: z.string(), detail: z.string() })),

@@ -16,7 +16,7 @@ import { useServices } from "../shell/context";
 import type { Failure } from "../state/controls";
 import { toFailure } from "../state/controls";
 import type { OperatorPort, PortMapping } from "./replace";
-import { fittingOperators, inputFits, mappingByType, mappingProblem, outputFits, refusalDetail } from "./replace";
+import { counterparts, fittingOperators, inputFits, mappingByType, mappingProblem, nfCoreModule, outputFits, refusalDetail } from "./replace";
 
 export interface ReplaceInvocationProps {
   readonly nodeId: string;
@@ -30,11 +30,15 @@ export function ReplaceInvocation({ nodeId, invocation, onDone }: ReplaceInvocat
   const search = useCatalogSearch(query);
   const inputId = useId();
   const page = search.status === "done" ? search.page : search.status === "loading" ? search.previous : undefined;
-  const fitting = page ? fittingOperators(invocation, page.matches) : [];
+  const standing = page ? counterparts(invocation, page.matches) : [];
+  const fitting = [
+    ...standing,
+    ...(page ? fittingOperators(invocation, page.matches) : []).filter((m) => !standing.includes(m)),
+  ];
   const unfit = (page?.matches.length ?? 0) - fitting.length;
 
   if (chosen) {
-    return <MapPorts nodeId={nodeId} invocation={invocation} operator={chosen} onBack={() => { setChosen(undefined); }} onDone={onDone} />;
+    return <MapPorts nodeId={nodeId} invocation={invocation} operator={chosen} declared={standing.includes(chosen)} onBack={() => { setChosen(undefined); }} onDone={onDone} />;
   }
   return (
     <section className="replace" aria-label={`Replace ${invocation.call} with an operator`}>
@@ -67,6 +71,7 @@ export function ReplaceInvocation({ nodeId, invocation, onDone }: ReplaceInvocat
                 <span className="palette-item__name">{match.title}</span>
               </span>
               <span className="mono muted">{match.id}</span>
+              {standing.includes(match) && <span className="palette-item__purpose">Stands for nf-core {match.nf_core_module}</span>}
               <span className="palette-item__purpose mono">
                 {match.inputs.map((p) => p.type).join(", ") || "no inputs"} → {match.outputs.map((p) => p.type).join(", ")}
               </span>
@@ -85,17 +90,19 @@ interface MapPortsProps {
   readonly nodeId: string;
   readonly invocation: Invocation;
   readonly operator: CatalogMatch;
+  /** The operator stands for the call's own nf-core module and meets it as its contract declares. */
+  readonly declared: boolean;
   readonly onBack: () => void;
   readonly onDone: () => void;
 }
 
 /** The port mapping, one row per port of the call, prefilled by type. */
-function MapPorts({ nodeId, invocation, operator, onBack, onDone }: MapPortsProps) {
+function MapPorts({ nodeId, invocation, operator, declared, onBack, onDone }: MapPortsProps) {
   const { workspace } = useServices();
   const [mapping, setMapping] = useState<PortMapping>(() => mappingByType(invocation, operator));
   const [saving, setSaving] = useState(false);
   const [failure, setFailure] = useState<{ failure: Failure; where: string | undefined } | undefined>();
-  const problem = mappingProblem(mapping, operator);
+  const problem = declared ? undefined : mappingProblem(mapping, operator);
 
   const set = (direction: "inputs" | "outputs", port: string, operatorPort: string) => {
     const others = Object.entries(mapping[direction]).filter(([name]) => name !== port);
@@ -108,7 +115,11 @@ function MapPorts({ nodeId, invocation, operator, onBack, onDone }: MapPortsProp
     setSaving(true);
     const result = await workspace.edit(
       `Replace ${invocation.call} with ${operator.id}`,
-      [{ op: "replace_invocation", node_id: nodeId, invocation: invocation.id, operator_id: operator.id, inputs: { ...mapping.inputs }, outputs: { ...mapping.outputs } }],
+      [
+        declared
+          ? { op: "replace_invocation", node_id: nodeId, invocation: invocation.id, operator_id: operator.id }
+          : { op: "replace_invocation", node_id: nodeId, invocation: invocation.id, operator_id: operator.id, inputs: { ...mapping.inputs }, outputs: { ...mapping.outputs } },
+      ],
       { reportErrors: false },
     );
     setSaving(false);
@@ -154,29 +165,36 @@ function MapPorts({ nodeId, invocation, operator, onBack, onDone }: MapPortsProp
       <h4 className="replace__title">
         {invocation.call} → <span className="mono">{operator.id}</span>
       </h4>
-      <table className="replace__mapping">
-        <thead>
-          <tr>
-            <th scope="col">Port of the call</th>
-            <th scope="col">Type</th>
-            <th scope="col">Operator port</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th colSpan={3} scope="rowgroup" className="replace__group">
-              Inputs
-            </th>
-          </tr>
-          {rows("inputs", invocation.inputs, operator.inputs)}
-          <tr>
-            <th colSpan={3} scope="rowgroup" className="replace__group">
-              Outputs
-            </th>
-          </tr>
-          {rows("outputs", invocation.outputs, operator.outputs)}
-        </tbody>
-      </table>
+      {declared ? (
+        <p className="muted">
+          {operator.id} stands for the nf-core module <span className="mono">{nfCoreModule(invocation.file)}</span>: its contract says which of the
+          module's channels meet which of its ports, and Somite checks them against this call.
+        </p>
+      ) : (
+        <table className="replace__mapping">
+          <thead>
+            <tr>
+              <th scope="col">Port of the call</th>
+              <th scope="col">Type</th>
+              <th scope="col">Operator port</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th colSpan={3} scope="rowgroup" className="replace__group">
+                Inputs
+              </th>
+            </tr>
+            {rows("inputs", invocation.inputs, operator.inputs)}
+            <tr>
+              <th colSpan={3} scope="rowgroup" className="replace__group">
+                Outputs
+              </th>
+            </tr>
+            {rows("outputs", invocation.outputs, operator.outputs)}
+          </tbody>
+        </table>
+      )}
       {problem && <p className="field__error">{problem}</p>}
       {failure && (
         <>

@@ -3,7 +3,7 @@ import { catalogMatch as catalogMatchSchema } from "../api/schemas";
 import { outlineReply } from "../api/sourceSchemas";
 import { DEMO_COMMIT, DEMO_TREE } from "../testing/documents";
 import { FASTQC, MULTIQC, SEQTK_TRIM, demoInvocations, fastpMatch, fastqcMatch, krakenMatch } from "../testing/sourceEdit";
-import { fittingOperators, invocationFor, mappingByType, mappingProblem, refusalDetail } from "./replace";
+import { counterparts, fittingOperators, invocationFor, mappingByType, mappingProblem, nfCoreModule, refusalDetail } from "./replace";
 
 /** The contract's outline reply, parsed as the page parses it. */
 const reply = outlineReply.parse({
@@ -76,6 +76,23 @@ describe("fittingOperators", () => {
   it("offers the trimmer for SEQTK_TRIM and nothing for MULTIQC, whose input type is unknown", () => {
     expect(fittingOperators(byId(SEQTK_TRIM), matches).map((m) => m.id)).toEqual(["qc.fastp"]);
     expect(fittingOperators(byId(MULTIQC), matches)).toEqual([]);
+  });
+});
+
+describe("counterparts", () => {
+  it("reads the nf-core module of a module's main.nf and nothing of a pipeline's own process", () => {
+    expect(nfCoreModule("modules/nf-core/bwa/mem/main.nf")).toBe("bwa/mem");
+    expect(nfCoreModule("modules/nf-core/fastqc/main.nf")).toBe("fastqc");
+    expect(nfCoreModule("modules/local/samplesheet_check.nf")).toBeUndefined();
+    expect(nfCoreModule("modules/nf-core/main.nf")).toBeUndefined();
+  });
+
+  it("offers the operator standing for the call's module, even where no type fits (MULTIQC)", () => {
+    const multiqc = catalogMatchSchema.parse({ ...fastqcMatch, id: "qc.multiqc", nf_core_module: "multiqc" });
+    const fastqc = catalogMatchSchema.parse({ ...fastqcMatch, nf_core_module: "fastqc" });
+    expect(counterparts(byId(MULTIQC), [fastqc, multiqc]).map((m) => m.id)).toEqual(["qc.multiqc"]);
+    expect(counterparts(byId(FASTQC), [fastqc, multiqc]).map((m) => m.id)).toEqual(["qc.fastqc"]);
+    expect(counterparts(byId(MULTIQC), matches)).toEqual([]);
   });
 });
 

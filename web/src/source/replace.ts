@@ -99,6 +99,26 @@ export function mappingProblem(
   return undefined;
 }
 
+/**
+ * The nf-core module an invocation's process comes from
+ * (`modules/nf-core/bwa/mem/main.nf` → `bwa/mem`), as the runtime reads it.
+ */
+export function nfCoreModule(file: string): string | undefined {
+  const at = file.indexOf("modules/nf-core/");
+  if (at < 0 || !file.endsWith("/main.nf")) return undefined;
+  return file.slice(at + "modules/nf-core/".length, -"/main.nf".length) || undefined;
+}
+
+/**
+ * The operators standing for `invocation`'s own nf-core module: their
+ * contracts declare how they meet its channels, so no mapping is sent and
+ * the runtime checks theirs.
+ */
+export function counterparts(invocation: Pick<Invocation, "file">, matches: readonly CatalogMatch[]): CatalogMatch[] {
+  const module = nfCoreModule(invocation.file);
+  return module === undefined ? [] : matches.filter((m) => m.nf_core_module === module);
+}
+
 /** The catalog operators that could replace `invocation`: the mapping by type leaves no problem. */
 export function fittingOperators(invocation: Invocation, matches: readonly CatalogMatch[]): CatalogMatch[] {
   return matches.filter(

@@ -11,6 +11,7 @@ mod attach;
 mod compile;
 mod crash;
 mod export;
+mod nf_core_modules;
 mod pipelines;
 mod pixi_schema;
 mod source;

@@ -637,7 +637,11 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
         .collect();
     assert_eq!(
         ids,
-        [("fastqc", "qc.fastqc"), ("seqtk_trim", "seq.seqtk_trimfq")]
+        [
+            ("fastqc", "qc.fastqc"),
+            ("seqtk_trim", "seq.seqtk_trimfq"),
+            ("multiqc", "qc.multiqc")
+        ]
     );
     let origin = doc.variant_origin.as_deref().unwrap();
     assert_eq!(origin.repository, "nf-core/demo");
@@ -652,23 +656,28 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
         how,
         [
             format!("{FASTQC} fastqc Selected"),
-            format!("{SEQTK} seqtk_trim CatalogEquivalent")
+            format!("{SEQTK} seqtk_trim CatalogEquivalent"),
+            format!("{MULTIQC} multiqc CatalogEquivalent")
         ]
     );
-    assert_eq!(origin.unrepresented.len(), 1);
-    assert_eq!(origin.unrepresented[0].invocation, MULTIQC);
-    // The missing MultiQC is a blocking requirement, never a silent drop.
-    let assessment = f.project.assess_graph();
-    let item = assessment
-        .items
+    assert!(origin.unrepresented.is_empty());
+    // The outline's flow from FastQC into MultiQC is drawn as an edge.
+    let drawn: Vec<String> = doc
+        .edges
         .iter()
-        .find(|i| i.kind == ItemKind::UnrepresentedSourceStep)
-        .unwrap();
-    assert_eq!(item.id, format!("unrepresented_source_step:{MULTIQC}"));
-    assert!(item.required);
-    assert_eq!(assessment.graph_revision, doc.graph_revision());
+        .map(|e| {
+            format!(
+                "{}.{}>{}.{}",
+                e.from_node, e.from_port, e.to_node, e.to_port
+            )
+        })
+        .collect();
+    assert!(
+        drawn.contains(&"fastqc.report_zip>multiqc.report_1".to_owned()),
+        "{drawn:?}"
+    );
 
-    // Build the rest natively: reads in, MultiQC over FastQC's report.
+    // Connect the rest natively: reads in, MultiQC over FastQC's report.
     let reads = f.project.layout().root().join("reads.fastq.gz");
     std::fs::write(&reads, b"").unwrap();
     edit(
@@ -679,9 +688,6 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
              "params": {"path": "reads.fastq.gz"}, "x": 0, "y": 200},
             {"op": "connect", "edge_id": "e1", "from_node": "reads", "from_port": "reads", "to_node": "fastqc", "to_port": "reads"},
             {"op": "connect", "edge_id": "e2", "from_node": "reads", "from_port": "reads", "to_node": "seqtk_trim", "to_port": "reads"},
-            {"op": "add_operator", "node_id": "multiqc", "operator_id": "qc.multiqc", "x": 600, "y": 200},
-            {"op": "connect", "edge_id": "e3", "from_node": "fastqc", "from_port": "report_zip", "to_node": "multiqc", "to_port": "report_1"},
-            {"op": "represent_invocation", "invocation": MULTIQC, "node_id": "multiqc"},
         ]),
     )
     .unwrap();
@@ -715,6 +721,93 @@ fn promote_makes_a_native_variant_that_compiles_and_reverts() {
         edit(&mut f, "revert-0002", json!([{"op": "revert_variant"}])),
         Err(ErrorCode::NotAVariant)
     );
+}
+
+#[test]
+fn promote_lists_what_the_catalog_cannot_represent_and_representing_it_clears_it() {
+    // fetchngs downloads with nf-core's sratools modules, which the catalog
+    // stands for, around the pipeline's own local processes, which it does
+    // not.
+    let mut f = fetchngs();
+    let catalog = f.project.catalog().clone();
+    let binding = f.binding.clone();
+    let standing: Vec<&str> = binding
+        .invocations
+        .iter()
+        .filter(|i| somite_workflow::variant::equivalent(&catalog, i).is_ok())
+        .map(|i| i.id.as_str())
+        .collect();
+    let own: Vec<&str> = binding
+        .invocations
+        .iter()
+        .filter(|i| somite_workflow::variant::nf_core_module(i).is_none())
+        .map(|i| i.id.as_str())
+        .collect();
+    assert!(
+        !standing.is_empty() && !own.is_empty(),
+        "{standing:?} {own:?}"
+    );
+    let first = binding.invocation(standing[0]).unwrap();
+    let operator = somite_workflow::variant::equivalent(&catalog, first)
+        .unwrap()
+        .operator_id;
+    edit(&mut f, "fetchngs-replace-1", replace(&first.id, &operator)).unwrap();
+    edit(
+        &mut f,
+        "fetchngs-promote-1",
+        json!([{"op": "promote_source", "node_id": "source", "invocations": [first.id]}]),
+    )
+    .unwrap();
+    let origin = f.project.document().variant_origin.clone().unwrap();
+    let promoted: Vec<&str> = origin
+        .promoted
+        .iter()
+        .map(|p| p.invocation.as_str())
+        .collect();
+    assert_eq!(promoted, standing);
+    let unrepresented: Vec<&str> = origin
+        .unrepresented
+        .iter()
+        .map(|u| u.invocation.as_str())
+        .collect();
+    for id in &own {
+        assert!(unrepresented.contains(id), "{id} is listed, never dropped");
+    }
+    assert_eq!(
+        promoted.len() + unrepresented.len(),
+        binding.invocations.len()
+    );
+
+    // Each is a blocking requirement until a native node does its work.
+    let step = own[0];
+    let assessment = f.project.assess_graph();
+    let item = assessment
+        .items
+        .iter()
+        .find(|i| i.id == format!("unrepresented_source_step:{step}"))
+        .unwrap();
+    assert_eq!(item.kind, ItemKind::UnrepresentedSourceStep);
+    assert!(item.required);
+    edit(
+        &mut f,
+        "fetchngs-native-1",
+        json!([
+            {"op": "add_operator", "node_id": "by_hand", "operator_id": "files.import", "x": 0, "y": 200},
+            {"op": "represent_invocation", "invocation": step, "node_id": "by_hand"},
+        ]),
+    )
+    .unwrap();
+    let assessment = f.project.assess_graph();
+    assert!(
+        assessment
+            .items
+            .iter()
+            .all(|i| i.id != format!("unrepresented_source_step:{step}"))
+    );
+    let origin = f.project.document().variant_origin.clone().unwrap();
+    assert!(origin.promoted.iter().any(|p| p.invocation == step
+        && p.node_id == "by_hand"
+        && p.how == somite_workflow::variant::PromotedHow::Added));
 }
 
 /// fetchngs placed, its ids file and `outdir` set.

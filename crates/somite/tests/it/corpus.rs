@@ -6,13 +6,18 @@
 //! lists every required parameter without a default; and once those are set
 //! with tiny inputs the test writes, it compiles through `somite compile` and
 //! through `somite.workflow.compile` with a `pixi.toml` valid under Pixi's
-//! schema. A table of what was found is printed (`--nocapture` shows it).
+//! schema. Then one invocation the catalog stands for is replaced and
+//! promoted, and every other one it stands for comes along. Tables of what
+//! was found are printed (`--nocapture` shows them).
 
 use crate::standin::{CatalogMode, StandIn};
 use crate::support::mcp::{connect, ok};
 use rmcp::ClientLifecycleMode;
 use serde_json::{Value, json};
 use somite_api::tools::somite::WORKFLOW_COMPILE;
+use somite_workflow::Catalog;
+use somite_workflow::source::SourceInvocation;
+use somite_workflow::variant::{equivalent, nf_core_module};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -93,6 +98,12 @@ struct Row {
     parameters: usize,
     open: BTreeMap<String, usize>,
     environments: usize,
+    /// Invocations of an nf-core module.
+    modules: usize,
+    /// Invocations a catalog operator stands for (promoted).
+    standing: usize,
+    /// Edges the promotion drew between them.
+    edges: usize,
     seconds: f64,
 }
 
@@ -100,10 +111,12 @@ struct Row {
 async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
     let catalog_text = std::fs::read(corpus().join("pipelines.json")).unwrap();
     let catalog: Value = serde_json::from_slice(&catalog_text).unwrap();
+    let operators = Catalog::builtin().unwrap();
     let standin = StandIn::start().await;
     standin.with(|b| b.catalog = Some(CatalogMode::Serve(catalog_text.clone())));
     let cache = tempfile::tempdir().unwrap();
     let mut rows = Vec::new();
+    let mut unmet: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for workflow in catalog["remote_workflows"].as_array().unwrap() {
         let name = workflow["name"].as_str().unwrap();
         let release = &workflow["releases"][0];
@@ -366,6 +379,103 @@ async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
         client.cancel().await.unwrap();
         server.shutdown().await.unwrap();
 
+        // Promotion: the catalog's operators stand for the nf-core modules
+        // they declare. Replace the first such invocation without a mapping
+        // (the contract's own), promote it, and every other one the catalog
+        // stands for comes along.
+        let invocations: Vec<SourceInvocation> =
+            serde_json::from_value(binding["invocations"].clone()).unwrap();
+        let standing: Vec<&SourceInvocation> = invocations
+            .iter()
+            .filter(|inv| equivalent(&operators, inv).is_ok())
+            .collect();
+        let modules = invocations
+            .iter()
+            .filter(|inv| nf_core_module(inv).is_some())
+            .count();
+        // Invocations of a module an operator declares that still do not
+        // meet it: the pipeline pins an older module whose channels differ.
+        for inv in &invocations {
+            if let (Some(module), Err(reason)) = (nf_core_module(inv), equivalent(&operators, inv))
+                && operators.entries().any(|e| {
+                    e.contract
+                        .nf_core
+                        .as_ref()
+                        .is_some_and(|n| n.module == module)
+                })
+            {
+                unmet.entry(module.to_owned()).or_insert((0, reason)).0 += 1;
+            }
+        }
+        let mut edges = 0;
+        if let Some(first) = standing.first() {
+            let operator = equivalent(&operators, first).unwrap().operator_id;
+            let edit = |args: &[&str]| {
+                let mut all: Vec<String> = args.iter().map(|a| arg(a)).collect();
+                all.extend([arg("--project"), project.clone(), arg("--json")]);
+                all
+            };
+            let now = json_of(
+                &somite(&standin, cache.path(), edit(&["graph", "show"])).await,
+                "graph show",
+            );
+            let body = json!({
+                "base_state_revision": now["state_revision"],
+                "idempotency_key": format!("corpus-{name}-replace"),
+                "edits": [{"op": "replace_invocation", "invocation": first.id, "operator_id": operator}],
+            });
+            let file = dir.path().join("replace.json");
+            std::fs::write(&file, body.to_string()).unwrap();
+            json_of(
+                &somite(
+                    &standin,
+                    cache.path(),
+                    edit(&[
+                        "source",
+                        "edit",
+                        "--node",
+                        "source",
+                        &file.to_string_lossy(),
+                    ]),
+                )
+                .await,
+                &format!("{repository}: {} replaced by {operator}", first.id),
+            );
+            json_of(
+                &somite(
+                    &standin,
+                    cache.path(),
+                    edit(&[
+                        "source",
+                        "promote",
+                        "--node",
+                        "source",
+                        "--invocation",
+                        &first.id,
+                    ]),
+                )
+                .await,
+                &format!("{repository}: promoted"),
+            );
+            let variant = json_of(
+                &somite(&standin, cache.path(), edit(&["graph", "show"])).await,
+                "graph show",
+            );
+            let origin = &variant["document"]["variant_origin"];
+            let promoted = origin["promoted"].as_array().unwrap();
+            assert_eq!(
+                promoted.len(),
+                standing.len(),
+                "{repository}: every invocation the catalog stands for is promoted"
+            );
+            assert_eq!(
+                promoted.len() + origin["unrepresented"].as_array().unwrap().len(),
+                invocations.len(),
+                "{repository}: the rest is listed as unrepresented"
+            );
+            edges = variant["document"]["edges"].as_array().unwrap().len();
+        }
+
         rows.push(Row {
             pipeline: format!("{repository} {tag}"),
             files: std::fs::read_dir(&tree)
@@ -375,6 +485,9 @@ async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
             parameters: typed.len(),
             open,
             environments,
+            modules,
+            standing: standing.len(),
+            edges,
             seconds: started.elapsed().as_secs_f64(),
         });
     }
@@ -398,6 +511,23 @@ async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
             row.environments,
             row.seconds
         );
+    }
+    println!();
+    println!(
+        "| pipeline | invocations | of nf-core modules | with a typed operator | edges after promotion |"
+    );
+    println!("|---|---|---|---|---|");
+    for row in &rows {
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            row.pipeline, row.invocations, row.modules, row.standing, row.edges
+        );
+    }
+    println!();
+    println!("| declared module not met | invocations | why (first) |");
+    println!("|---|---|---|");
+    for (module, (count, reason)) in &unmet {
+        println!("| {module} | {count} | {reason} |");
     }
     assert_eq!(rows.len(), 9, "the corpus holds nine pipelines");
 }

@@ -365,10 +365,12 @@ async fn the_mcp_tools_search_and_place_a_pinned_release_once() {
     let document = &graph;
     assert_eq!(document["nodes"][0][0], "fastqc");
     assert_eq!(document["variant_origin"]["commit"], DEMO_1_0_1);
+    // MultiQC comes along: the catalog's qc.multiqc stands for its module.
     assert_eq!(
-        document["variant_origin"]["unrepresented"][0]["invocation"],
-        "NFCORE_DEMO:DEMO:MULTIQC"
+        document["variant_origin"]["promoted"][2],
+        json!({"invocation": "NFCORE_DEMO:DEMO:MULTIQC", "node_id": "multiqc", "how": "catalog_equivalent"})
     );
+    assert_eq!(document["variant_origin"]["unrepresented"], json!([]));
     client.cancel().await.unwrap();
 }
 
@@ -529,7 +531,9 @@ async fn validate_on_a_source_workflow_records_preview_evidence_from_web_and_mcp
         json!({"graph_revision": status["graph_revision"]}),
     )
     .await;
-    assert_eq!(evidence["validated"], true, "{evidence}");
+    // Previewed, not validated: Nextflow's -preview runs no task.
+    assert_eq!(evidence["previewed"], true, "{evidence}");
+    assert_eq!(evidence["validated"], false, "{evidence}");
     let receipts = evidence["receipts"].as_array().unwrap();
     assert_eq!(receipts.len(), 2, "{evidence}");
     for receipt in receipts {
