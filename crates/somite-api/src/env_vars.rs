@@ -143,6 +143,10 @@ impl EnvVars {
         "SOMITE_STANDIN_GRANDCHILD_PID_FILE";
     /// `1`: the operator-proof test rewrites its coverage file.
     pub const SOMITE_UPDATE_COVERAGE: &'static str = "SOMITE_UPDATE_COVERAGE";
+    /// A file each test whose tool is absent appends `test<TAB>reason` to
+    /// (`somite_test_support::skipped`); `scripts/test` sets it and prints
+    /// how many were skipped and why.
+    pub const SOMITE_TEST_SKIP_LOG: &'static str = "SOMITE_TEST_SKIP_LOG";
     /// `1`: the wire-schema test rewrites `web/src/api/generated/wire.schema.json`.
     pub const SOMITE_UPDATE_WIRE_SCHEMAS: &'static str = "SOMITE_UPDATE_WIRE_SCHEMAS";
     /// The durable-write crash test's child: the file it publishes.

@@ -772,7 +772,7 @@ impl SomiteServer {
         )
     }
 
-    /// Validate the current graph on small representative fixtures through the same frozen path (a pinned source workflow: its Nextflow -preview, which runs no task; the receipt's source_preview says what that proves); it ends with an evidence receipt for the exact graph revision. A graph is validated only when somite.evidence.lookup says so.
+    /// Validate the current graph on small representative fixtures through the same frozen path (a pinned source workflow: its Nextflow -preview, which runs no task; the receipt's source_preview says what that proves, and evidence.lookup answers previewed, never validated); it ends with an evidence receipt for the exact graph revision. A graph is validated only when somite.evidence.lookup says so.
     #[tool(
         name = "somite.validation.start",
         annotations(title = "Validate the workflow"),

@@ -318,8 +318,15 @@ pub struct ReceiptProblem {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct EvidenceLookup {
     pub graph_revision: Revision,
-    /// True only when a verified receipt for this revision passed.
+    /// True only when a verified receipt of a fixture run of this revision
+    /// passed. A source pipeline's `-preview` runs no task, so it never
+    /// sets this; it sets `previewed`.
     pub validated: bool,
+    /// True when a verified receipt of Nextflow's `-preview` of this
+    /// revision's pinned pipeline passed: it parses and its DAG resolves
+    /// (the receipt's `source_preview` says what that does and does not
+    /// prove).
+    pub previewed: bool,
     /// Verified receipts, oldest first.
     pub receipts: Vec<Receipt>,
     /// Listed receipts that failed verification.
@@ -442,10 +449,15 @@ pub fn lookup(layout: &Layout, graph_revision: &str) -> Result<EvidenceLookup> {
             }),
         }
     }
-    let validated = receipts.iter().any(|r| r.result == ReceiptResult::Passed);
+    let passed = |preview: bool| {
+        receipts
+            .iter()
+            .any(|r| r.result == ReceiptResult::Passed && r.source_preview.is_some() == preview)
+    };
     Ok(EvidenceLookup {
         graph_revision: graph_revision.to_owned(),
-        validated,
+        validated: passed(false),
+        previewed: passed(true),
         receipts,
         problems,
     })

@@ -1,6 +1,5 @@
-//! The wire shapes of managed resources (`/work/wt/contracts/20.md`,
-//! `docs/resources.md`): what the routes, the MCP tool, the CLI and the
-//! activity feed carry.
+//! The wire shapes of managed resources (`docs/resources.md`): what the
+//! routes, the MCP tool, the CLI and the activity feed carry.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -537,7 +537,10 @@ mod tests {
         {
             Ok(child) => child,
             Err(_) => {
-                println!("skipped: gzip not installed");
+                somite_test_support::skipped(
+                    "fixtures: the system gzip cross-check",
+                    "gzip not installed",
+                );
                 return None;
             }
         };

@@ -830,7 +830,6 @@ async fn pump_events(mut events: somite_acp::SessionEvents, pump: Pump) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
     fn session_root(tools: &std::path::Path, project: &std::path::Path) -> SessionAttachments {
         let root =
@@ -841,11 +840,6 @@ mod tests {
             packages: root.root().join(PACKAGES_DIR),
             root: Arc::new(Mutex::new(root)),
         }
-    }
-
-    fn chattr(flag: &str, file: &std::path::Path) {
-        let status = Command::new("chattr").arg(flag).arg(file).status().unwrap();
-        assert!(status.success(), "chattr {flag} {}", file.display());
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -876,14 +870,15 @@ mod tests {
     async fn a_removal_that_failed_is_reported_and_retried_by_the_next_close() {
         let (project, tools) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let attachments = session_root(tools.path(), project.path());
+        // A file where the packages folder belongs: removing it as a folder
+        // fails for every user, root included, with no special attribute.
+        std::fs::create_dir_all(attachments.packages.parent().unwrap()).unwrap();
+        std::fs::write(&attachments.packages, "not a folder\n").unwrap();
+        let first = close_attachments(&attachments).await;
+        std::fs::remove_file(&attachments.packages).unwrap();
         let package = attachments.packages.join("0123-1");
         std::fs::create_dir_all(&package).unwrap();
-        let stuck = package.join("main.nf");
-        std::fs::write(&stuck, "workflow {}\n").unwrap();
-        // Immutable even to root, unlike a read-only folder.
-        chattr("+i", &stuck);
-        let first = close_attachments(&attachments).await;
-        chattr("-i", &stuck);
+        std::fs::write(package.join("main.nf"), "workflow {}\n").unwrap();
         let WorkspaceRemoval::Failed { path, error } = first else {
             panic!("the removal cannot succeed: {first:?}");
         };

@@ -7,6 +7,9 @@
 //! stand-ins, its waiting loops). This crate is a dev-dependency only.
 
 pub mod pixi_manifest;
+mod skip;
+
+pub use skip::skipped;
 
 use serde_json::{Value, json};
 use somite_project::{Project, Seed, TransactionOutcome};

@@ -199,10 +199,16 @@ describe("evidenceVerdict: validated only on the evidence's word", () => {
       proves: "the pinned pipeline parses and its DAG resolves",
       does_not_prove: "no task ran",
     };
-    const passed = { graph_revision: REV_A, validated: true, receipts: [{ ...receipt("passed"), source_preview: preview }], problems: [] };
+    const passed = { graph_revision: REV_A, validated: false, previewed: true, receipts: [{ ...receipt("passed"), source_preview: preview }], problems: [] };
     const verdict = evidenceVerdict(view(passed), REV_A);
-    expect(verdict).toMatchObject({ validated: true, label: "Validated by preview", tone: "success" });
+    expect(verdict).toMatchObject({ validated: false, label: "Previewed", tone: "success" });
     expect(verdict.detail).toContain("nf-core/demo@04060b4: the pinned pipeline parses and its DAG resolves; no task ran.");
+  });
+
+  it("never counts a preview as a validation, whatever the flag says", () => {
+    const preview = { repository: "nf-core/demo", commit: "04060b4644d68649180db796e89a3db2a466a8d8", tree_digest: REV_B, proves: "it parses", does_not_prove: "no task ran" };
+    const forged = { graph_revision: REV_A, validated: true, previewed: false, receipts: [{ ...receipt("passed"), source_preview: preview }], problems: [] };
+    expect(evidenceVerdict(view(forged), REV_A)).toMatchObject({ validated: false, label: "Validation failed" });
   });
 
   it("says why a validation did not pass", () => {

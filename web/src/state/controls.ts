@@ -339,19 +339,21 @@ export function evidenceVerdict(evidence: EvidenceView | undefined, graphRevisio
   const lookup = evidence.lookup;
   if (!lookup) return { validated: false, label: "Checking evidence…", detail: undefined, tone: "neutral" };
   const ofRevision = lookup.receipts.filter((r) => r.subject.graph_revision === graphRevision);
-  const passed = ofRevision.find((r) => r.result === "passed");
-  if (lookup.validated && lookup.graph_revision === graphRevision && passed) {
-    const preview = passed.source_preview;
-    if (preview) {
-      // A preview is a narrower claim than a fixture run: say which.
-      return {
-        validated: true,
-        label: "Validated by preview",
-        detail: `Nextflow -preview of ${preview.repository}@${preview.commit.slice(0, 7)}: ${preview.proves}; ${preview.does_not_prove}. Receipt ${shortDigest(passed.digest)} · ${passed.recorded_at}`,
-        tone: "success",
-      };
-    }
+  const ofLookup = lookup.graph_revision === graphRevision;
+  const passed = ofRevision.find((r) => r.result === "passed" && r.source_preview === undefined);
+  if (lookup.validated && ofLookup && passed) {
     return { validated: true, label: "Validated", detail: `Receipt ${shortDigest(passed.digest)} · ${passed.recorded_at}`, tone: "success" };
+  }
+  const previewed = ofRevision.find((r) => r.result === "passed" && r.source_preview !== undefined);
+  const preview = previewed?.source_preview;
+  if (lookup.previewed && ofLookup && previewed && preview) {
+    // A preview is a narrower claim than a fixture run, and not a validation.
+    return {
+      validated: false,
+      label: "Previewed",
+      detail: `Nextflow -preview of ${preview.repository}@${preview.commit.slice(0, 7)}: ${preview.proves}; ${preview.does_not_prove}. Receipt ${shortDigest(previewed.digest)} · ${previewed.recorded_at}`,
+      tone: "success",
+    };
   }
   const latest = ofRevision.at(-1);
   const problems = lookup.problems.length > 0 ? ` ${String(lookup.problems.length)} receipt(s) failed verification.` : "";

@@ -72,7 +72,7 @@ export function sessionView(patch: Record<string, unknown> = {}) {
   return {
     state: "ready",
     generation: 1,
-    command: ["/work/target/debug/somite-test-agent"],
+    command: ["somite-test-agent"],
     session: readyData.session,
     config_options: [
       {

@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 #[tokio::test]
 async fn a_real_validation_of_fastq_qc_passes_where_pixi_is_installed() {
     let Some(pixi) = find_on_path("pixi") else {
-        println!("skipped: pixi not installed");
+        somite_test_support::skipped(
+            "a_real_validation_of_fastq_qc_passes_where_pixi_is_installed",
+            "pixi not installed",
+        );
         return;
     };
     let test = single_end_qc();

@@ -128,7 +128,10 @@ async fn validating_a_source_runs_its_preview_and_records_what_that_proves() {
     assert_eq!(status.states["source"], NodeState::Skipped);
 
     let evidence = supervisor.evidence(&status.graph_revision).unwrap();
-    assert!(evidence.validated, "{evidence:#?}");
+    // A preview is its own claim: the pipeline parses and its DAG
+    // resolves; no task ran, so the graph is not validated.
+    assert!(evidence.previewed, "{evidence:#?}");
+    assert!(!evidence.validated, "{evidence:#?}");
     let receipt = &evidence.receipts[0];
     assert_eq!(Some(&receipt.digest), status.evidence_receipt.as_ref());
     assert_eq!(receipt.result, ReceiptResult::Passed);
@@ -191,7 +194,7 @@ async fn a_pipeline_that_does_not_compile_fails_its_preview_with_a_failed_receip
         status.stderr_tail
     );
     let evidence = supervisor.evidence(&status.graph_revision).unwrap();
-    assert!(!evidence.validated);
+    assert!(!evidence.validated && !evidence.previewed);
     let receipt = &evidence.receipts[0];
     assert_eq!(receipt.result, ReceiptResult::Failed);
     assert_eq!(receipt.exit_code, Some(1));

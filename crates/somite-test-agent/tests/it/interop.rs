@@ -21,7 +21,10 @@ const AGENT_SCRIPT: &str = include_str!("interop/ts-sdk-agent.mjs");
 fn install_ts_agent() -> Option<PathBuf> {
     let path = PathSearch::new(std::env::var_os("PATH").unwrap_or_default());
     let (Some(_), Some(npm)) = (path.find("node"), path.find("npm")) else {
-        eprintln!("skipping: `node` and `npm` are needed to run the TypeScript SDK agent");
+        somite_test_support::skipped(
+            "interop: the TypeScript SDK agent",
+            "`node` and `npm` are needed to run it",
+        );
         return None;
     };
     let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("acp-typescript-sdk-2.4.0");

@@ -685,64 +685,22 @@ async fn an_agent_compile_attaches_a_verified_package_to_its_tools_root() {
     serve.stop();
 }
 
-/// Makes `file` undeletable until dropped, a removal that fails for real:
-/// `chattr +i` (which stops root too, on ext4, XFS, Btrfs), or, where that
-/// is not permitted (a user without CAP_LINUX_IMMUTABLE), a read-only parent
-/// folder, which stops everyone but root.
-enum Immutable {
-    Attribute(PathBuf),
-    ReadOnlyParent(PathBuf),
-}
-
-impl Immutable {
-    fn set(file: &Path) -> Immutable {
-        let attribute = Command::new("chattr")
-            .arg("+i")
-            .arg(file)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success());
-        if attribute {
-            return Immutable::Attribute(file.to_owned());
-        }
-        let parent = file.parent().unwrap().to_owned();
-        let mut permissions = std::fs::metadata(&parent).unwrap().permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o555);
-        std::fs::set_permissions(&parent, permissions).unwrap();
-        assert!(
-            std::fs::remove_file(file).is_err(),
-            "neither chattr +i nor a read-only folder stops this user removing {}",
-            file.display()
-        );
-        Immutable::ReadOnlyParent(parent)
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        match self {
-            Immutable::Attribute(file) => {
-                let _ = Command::new("chattr").arg("-i").arg(&*file).status();
-            }
-            Immutable::ReadOnlyParent(parent) => {
-                if let Ok(metadata) = std::fs::metadata(&*parent) {
-                    let mut permissions = metadata.permissions();
-                    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-                    let _ = std::fs::set_permissions(&*parent, permissions);
-                }
-            }
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disconnect_reports_attached_packages_and_a_workspace_it_could_not_remove() {
     let project = tempfile::tempdir().unwrap();
     ready_paired_reads(project.path());
     let serve = Serve::start(project.path());
     let api = Api::of(&serve);
-    let (root, attached) = attach_through_a_compile(&api).await;
-    let stuck = Immutable::set(&attached.join("main.nf"));
+    let (root, _) = attach_through_a_compile(&api).await;
+    // Removals that fail for every user, root included, with no special
+    // file attribute: the packages folder is a file by then (the server
+    // reaches it through the handle it holds on the tools folder), and the
+    // workspace has been moved away from where the server would remove it.
+    let packages = root.join("tools/packages");
+    std::fs::remove_dir_all(&packages).unwrap();
+    std::fs::write(&packages, "not a folder\n").unwrap();
+    let moved = root.with_extension("moved");
+    std::fs::rename(&root, &moved).unwrap();
     let disconnected = api.ok("/api/agent/disconnect", json!({})).await;
     let cleanup = &disconnected["cleanup"];
     assert_eq!(cleanup["attachments"]["kind"], "failed", "{disconnected}");
@@ -759,11 +717,13 @@ async fn disconnect_reports_attached_packages_and_a_workspace_it_could_not_remov
     );
     assert_eq!(cleanup["workspace"]["kind"], "failed", "{disconnected}");
     assert_eq!(cleanup["workspace"]["path"], json!(root), "{disconnected}");
-    assert!(attached.join("main.nf").is_file(), "the stuck file remains");
+    assert!(
+        moved.join("tools/packages").is_file(),
+        "what could not be removed remains"
+    );
     // The session is over all the same.
     assert_eq!(api.get("/api/agent/session").await["state"], "disconnected");
-    drop(stuck);
-    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::remove_dir_all(&moved).unwrap();
     serve.stop();
 }
 

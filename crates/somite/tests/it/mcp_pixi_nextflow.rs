@@ -58,10 +58,8 @@ fn installed(binary: &str) -> Option<PathBuf> {
 /// Says plainly that a test needing `binary` did not run. Written to the
 /// process's stderr directly, past the test harness's output capture, so it
 /// shows in every test log.
-fn skipped(binary: &str) {
-    use std::io::Write;
-    // A lost line in the log is not worth failing the test for.
-    let _ignored = writeln!(std::io::stderr(), "skipped: {binary} not installed");
+fn skipped(test: &str, binary: &str) {
+    somite_test_support::skipped(test, &format!("{binary} not installed"));
 }
 
 /// One server process and the directories it owns.
@@ -720,7 +718,7 @@ async fn cancelling_a_call_kills_the_tool_process() {
 #[tokio::test(flavor = "multi_thread")]
 async fn real_pixi_is_exercised_when_installed() {
     let Some(pixi) = installed("pixi") else {
-        skipped("pixi");
+        skipped("real_pixi_is_exercised_when_installed", "pixi");
         return;
     };
     let path = format!(
@@ -758,7 +756,7 @@ async fn real_pixi_is_exercised_when_installed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn real_nextflow_is_exercised_when_installed() {
     let Some(nextflow) = installed("nextflow") else {
-        skipped("nextflow");
+        skipped("real_nextflow_is_exercised_when_installed", "nextflow");
         return;
     };
     let path = format!(
