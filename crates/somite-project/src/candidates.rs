@@ -116,6 +116,7 @@ fn inline_code(bin: &str, words: &[&str]) -> Option<String> {
 
 /// What a candidate's flags and pins rest on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
     /// The tool's documentation URL (`https://…`) or a citation.
@@ -129,6 +130,7 @@ pub struct Evidence {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FlagEvidence {
     /// The flag as the argv writes it, e.g. `-a` or `--threads`.
@@ -148,6 +150,7 @@ pub struct CandidateDraft {
 
 /// A stored candidate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Candidate {
     /// The digest of `{contract, evidence}`: the candidate's name.
@@ -162,7 +165,8 @@ pub struct Candidate {
 }
 
 /// A draft's answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Drafted {
     #[serde(flatten)]
     pub candidate: Candidate,

@@ -20,7 +20,7 @@
 
 use crate::fixtures::{Mate, representative};
 use crate::proof::fixtures::FixtureKind;
-use crate::proof::{PROOF_KIND, Prover};
+use crate::proof::{PROOF_KIND, Proof, Prover};
 use crate::sandbox::Sandbox;
 use crate::supervisor::{StatusPoll, Supervisor, ValidationRequest, check_idempotency_key};
 use crate::{RunStatus, RunnerError, RunnerToolchain};
@@ -53,14 +53,15 @@ pub struct ProveRequest {
 }
 
 /// What a task proof recorded, or why none ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum TaskProofRecord {
-    /// The task proof ran; `proof` is its record ([`crate::proof::Proof`]).
+    /// The task proof ran; `proof` is its record.
     Ran {
         kind: String,
         passed: bool,
-        proof: Value,
+        proof: Box<Proof>,
     },
     NotRun {
         kind: String,
@@ -69,7 +70,8 @@ pub enum TaskProofRecord {
 }
 
 /// The proof receipt: which candidate, which run, which closure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProofReceipt {
     /// The idempotency key the proof was started with.
@@ -90,6 +92,7 @@ pub struct ProofReceipt {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FixtureChoice {
     pub port: String,
@@ -100,7 +103,8 @@ pub struct FixtureChoice {
 }
 
 /// `somite.operator_proof.status`: the receipt and its run's evidence.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ProofStatus {
     #[serde(flatten)]
     pub receipt: ProofReceipt,
@@ -550,7 +554,7 @@ fn task_proof(
         Ok(proof) => TaskProofRecord::Ran {
             kind: PROOF_KIND.to_owned(),
             passed: proof.passed,
-            proof: serde_json::to_value(&proof).expect("proofs serialize"),
+            proof: Box::new(proof),
         },
         Err(error) => not_run(SomiteError::from(error).message),
     }

@@ -32,6 +32,7 @@ pub enum OperatorKind {
 
 /// A rough size of the work, for the palette and the run planner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Cost {
     Trivial,
@@ -52,6 +53,7 @@ pub enum ParamType {
 
 /// A typed parameter of an operator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ParamSpec {
     pub name: String,
@@ -251,6 +253,7 @@ pub const PUBLIC_DATA_PALETTE: &str = "Public data";
 
 /// A reviewed operator contract.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OperatorContract {
     pub id: String,
@@ -301,6 +304,7 @@ pub struct OperatorContract {
 /// which an operator takes as `r1` and `r2`. So each channel names the
 /// operator ports it meets, in order: the first file to the first port.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct NfCoreModule {
     /// The module's path under `modules/nf-core/` (`fastqc`, `bwa/mem`).
@@ -336,6 +340,7 @@ impl NfCoreModule {
 
 /// Compute a task asks for, as written in a contract file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ContractResources {
     pub cpus: u32,

@@ -13,8 +13,10 @@ use rmcp::model::JsonObject;
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
+use somite_project::candidates::Drafted;
+use somite_runner::workshop::{ProofReceipt, ProofStatus};
 use std::sync::Arc;
 
 fn outcome_schema<T: JsonSchema>() -> Arc<JsonObject> {
@@ -36,21 +38,6 @@ pub struct DraftArgs {
     pub evidence: Map<String, Value>,
 }
 
-/// A stored candidate.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct DraftResult {
-    /// Names the candidate; pass it to somite.operator_candidate.prove.
-    pub digest: String,
-    pub operator_id: String,
-    /// The revision a node would pin once a person accepts the candidate.
-    pub operator_revision: String,
-    pub contract: Map<String, Value>,
-    pub evidence: Map<String, Value>,
-    pub drafted_at_ms: u64,
-    /// True when the same content was already stored.
-    pub replayed: bool,
-}
-
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProveArgs {
@@ -59,26 +46,6 @@ pub struct ProveArgs {
     /// A fresh key per intended proof, `^[A-Za-z0-9_-]{8,128}$`; it becomes
     /// the proof_id. Repeating it for the same candidate replays the proof.
     pub idempotency_key: String,
-}
-
-/// A proof receipt: the candidate, the validation run and its closure.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ProofReceiptResult {
-    /// Pass it to somite.operator_proof.status.
-    pub proof_id: String,
-    pub candidate_digest: String,
-    pub operator_id: String,
-    pub operator_revision: String,
-    pub run_id: String,
-    pub graph_revision: String,
-    pub closure_digest: String,
-    /// Input port → the reviewed tiny fixture and import operator bound to it.
-    pub fixtures: Vec<Map<String, Value>>,
-    /// `{state: "ran", kind, passed, proof}` when the real tool was on PATH
-    /// (a task-level proof with the real binary, not a Nextflow run), else
-    /// `{state: "not_run", kind, reason}`.
-    pub task_proof: Map<String, Value>,
-    pub replayed: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -93,36 +60,19 @@ pub struct ProofStatusArgs {
     pub since_revision: Option<u64>,
 }
 
-/// A proof's receipt with its run and, once ended, its evidence.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct ProofStatusResult {
-    pub proof_id: String,
-    pub candidate_digest: String,
-    pub operator_id: String,
-    pub run_id: String,
-    pub closure_digest: String,
-    pub task_proof: Map<String, Value>,
-    /// The validation run's status (`phase`, `states`, `revision`, ...).
-    pub run: Map<String, Value>,
-    /// True only when the run ended and its evidence receipt verified as passed.
-    pub proven: bool,
-    #[serde(default)]
-    pub evidence: Option<Map<String, Value>>,
-}
-
 #[tool_router(router = workshop_router, vis = "pub(super)")]
 impl SomiteServer {
     /// Persist one evidence-backed `project.*` operator candidate (the catalog's strict contract format plus documentation, package spec and a help excerpt per flag) without admitting it to the catalog; the same content again is a replay. Only a person can accept a candidate, in the Project tools panel.
     #[tool(
         name = "somite.operator_candidate.draft",
         annotations(title = "Draft an operator candidate"),
-        output_schema = outcome_schema::<DraftResult>()
+        output_schema = outcome_schema::<Drafted>()
     )]
     async fn operator_candidate_draft(
         &self,
         Parameters(args): Parameters<DraftArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<DraftResult> {
+    ) -> Outcome<Drafted> {
         let body = serde_json::json!({"contract": args.contract, "evidence": args.evidence});
         Outcome(
             self.runtime
@@ -140,13 +90,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.operator_candidate.prove",
         annotations(title = "Prove an operator candidate"),
-        output_schema = outcome_schema::<ProofReceiptResult>()
+        output_schema = outcome_schema::<ProofReceipt>()
     )]
     async fn operator_candidate_prove(
         &self,
         Parameters(args): Parameters<ProveArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<ProofReceiptResult> {
+    ) -> Outcome<ProofReceipt> {
         let body = serde_json::json!({"idempotency_key": args.idempotency_key});
         let path = format!(
             "/operator-candidates/{}/proofs",
@@ -169,13 +119,13 @@ impl SomiteServer {
     #[tool(
         name = "somite.operator_proof.status",
         annotations(title = "Read a candidate proof"),
-        output_schema = outcome_schema::<ProofStatusResult>()
+        output_schema = outcome_schema::<ProofStatus>()
     )]
     async fn operator_proof_status(
         &self,
         Parameters(args): Parameters<ProofStatusArgs>,
         context: RequestContext<RoleServer>,
-    ) -> Outcome<ProofStatusResult> {
+    ) -> Outcome<ProofStatus> {
         let path = long_poll_path(
             "/operator-proofs",
             &args.proof_id,

@@ -25,7 +25,7 @@ pub mod recipes;
 use crate::error::RunnerError;
 use crate::sandbox::{self, Confined, Sandbox};
 use recipes::{Recipe, Source};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use somite_process::find_program;
 use somite_workflow::canonical::digest_bytes;
 use somite_workflow::catalog::CatalogEntry;
@@ -61,10 +61,11 @@ const TARGET: &str = "proof";
 const IMPORT_OPERATOR: &str = "files.import";
 
 /// The record of one proof.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Proof {
     /// Always [`PROOF_KIND`].
-    pub kind: &'static str,
+    pub kind: String,
     pub operator_id: String,
     pub operator_revision: Revision,
     /// The executable the contract runs.
@@ -98,13 +99,15 @@ pub struct Proof {
     pub stderr_tail: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DebianPackage {
     pub name: String,
     pub version: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Staged {
     pub port: String,
     pub name: String,
@@ -112,7 +115,8 @@ pub struct Staged {
 }
 
 /// One declared output after the task.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct OutputCheck {
     pub port: String,
     pub glob: String,
@@ -475,7 +479,7 @@ impl<'c> Prover<'c> {
         let library = recipes::library(&contract.id);
         let version_args = library.map_or_else(|| recipes::version_args(tool), |l| l.version_args);
         Ok(Proof {
-            kind: PROOF_KIND,
+            kind: PROOF_KIND.to_owned(),
             operator_id: contract.id.clone(),
             operator_revision: entry.revision.clone(),
             tool: tool.to_owned(),

@@ -108,8 +108,8 @@ async fn a_candidate_is_validated_in_its_own_fixture_graph_and_its_real_task_pro
             proof,
         } => {
             assert_eq!(kind, somite_runner::proof::PROOF_KIND);
-            assert!(passed, "{proof:#}");
-            assert_eq!(proof["tool"], "seqtk");
+            assert!(passed, "{proof:#?}");
+            assert_eq!(proof.tool, "seqtk");
         }
         other => panic!("seqtk is installed by scripts/setup: {other:?}"),
     }
@@ -149,8 +149,8 @@ async fn a_wrong_flag_fails_the_real_task_proof() {
         .unwrap();
     match &receipt.task_proof {
         TaskProofRecord::Ran { passed, proof, .. } => {
-            assert!(!passed, "{proof:#}");
-            assert_eq!(proof["outputs"][0]["passed"], false, "{proof:#}");
+            assert!(!passed, "{proof:#?}");
+            assert!(!proof.outputs[0].passed, "{proof:#?}");
         }
         other => panic!("seqtk is installed by scripts/setup: {other:?}"),
     }
