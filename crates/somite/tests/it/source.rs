@@ -905,3 +905,111 @@ async fn resolves_beyond_the_runtimes_slots_are_told_busy_with_a_retry_time() {
     // Slots free again: the next one runs.
     assert_ne!(resolve("busy-resolve-0004").await.status(), 503);
 }
+
+/// Every file under `root` with its bytes: what a read-only call leaves
+/// exactly as it was.
+fn files_of(root: &std::path::Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut folders = vec![root.to_owned()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap_or_default();
+                files.insert(path.strip_prefix(root).unwrap().to_owned(), bytes);
+            }
+        }
+    }
+    files
+}
+
+/// The hints each tool advertises, checked against what a call of it does
+/// rather than against the declarations they are derived from: a read-only
+/// tool leaves every file of the project as it was and a writing one changes
+/// some; an open-world tool reaches a provider (the loopback nf-co.re and
+/// GitHub stand-in logs each request) and a closed-world one reaches none.
+/// The tools whose open world is Pixi's (compile, run, validation) reach the
+/// package channels only through a real `pixi`, which the real-toolchain
+/// tests exercise where it is installed.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_tools_hints_follow_from_what_a_call_of_it_does() {
+    let runtime = SourceRuntime::start(None).await;
+    let client = runtime.agent().await;
+    let tools = client.list_all_tools().await.unwrap();
+    let requests = || runtime.standin.with(|b| b.log.len());
+    let state = |graph: &Value| graph["state_revision"].clone();
+
+    let mut checked = Vec::new();
+    let mut call = async |tool: &str, arguments: Value| -> Value {
+        let hints = tools
+            .iter()
+            .find(|t| t.name == tool)
+            .and_then(|t| t.annotations.clone())
+            .unwrap_or_else(|| panic!("{tool} advertises its hints"));
+        let (files, asked) = (files_of(runtime.dir.path()), requests());
+        let answer = ok(&client, tool, arguments).await;
+        let wrote = files_of(runtime.dir.path()) != files;
+        let reached = requests() > asked;
+        assert_eq!(
+            hints.read_only_hint,
+            Some(!wrote),
+            "{tool}: read-only is {:?}, and the call {} the project's files",
+            hints.read_only_hint,
+            if wrote { "changed" } else { "left alone" }
+        );
+        assert_eq!(
+            hints.open_world_hint,
+            Some(reached),
+            "{tool}: open-world is {:?}, and the call {} a provider",
+            hints.open_world_hint,
+            if reached { "reached" } else { "reached no" }
+        );
+        checked.push(tool.to_owned());
+        answer
+    };
+
+    // Reads, open and closed.
+    call(SOURCE_SEARCH_NFCORE, json!({"query": "demo"})).await;
+    let graph = call(WORKFLOW_GET, json!({})).await;
+    call(somite_api::tools::somite::READINESS_GET, json!({})).await;
+    call(
+        somite_api::tools::somite::CATALOG_SEARCH,
+        json!({"query": "fastqc"}),
+    )
+    .await;
+    call(somite_api::tools::somite::EVIDENCE_LOOKUP, json!({})).await;
+
+    // Writes: a resolve downloads the pipeline; edits and promotion are local.
+    let placed = call(
+        SOURCE_RESOLVE_NFCORE,
+        json!({"pipeline": "nf-core/demo", "release": "1.0.1",
+               "base_state_revision": state(&graph), "idempotency_key": "hints-resolve-1"}),
+    )
+    .await;
+    let edited = call(
+        SOURCE_WORKFLOW_EDIT,
+        json!({"node_id": "source", "base_state_revision": state(&placed),
+               "idempotency_key": "hints-edit-1",
+               "edits": [{"op": "replace_invocation", "invocation": "NFCORE_DEMO:DEMO:FASTQC",
+                          "operator_id": "qc.fastqc"}]}),
+    )
+    .await;
+    let promoted = call(
+        SOURCE_WORKFLOW_PROMOTE,
+        json!({"node_id": "source", "base_state_revision": state(&edited),
+               "idempotency_key": "hints-promote-1",
+               "invocations": ["NFCORE_DEMO:DEMO:FASTQC"]}),
+    )
+    .await;
+    call(
+        somite_api::tools::somite::GRAPH_APPLY_TRANSACTION,
+        json!({"base_state_revision": state(&promoted), "idempotency_key": "hints-apply-1",
+               "summary": "a note", "operations": [
+                   {"op": "add_note", "note_id": "hint", "text": "checked", "x": 0, "y": 0}]}),
+    )
+    .await;
+    assert_eq!(checked.len(), 9, "{checked:?}");
+    client.cancel().await.unwrap();
+}
