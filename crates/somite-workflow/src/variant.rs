@@ -872,3 +872,163 @@ pub(crate) fn validate(doc: &WorkflowDocument) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{InvocationPortRef, SOURCE_OPERATOR_ID, SourceProvider};
+
+    fn port(name: &str, ty: Option<PortType>, from: Option<(&str, &str)>) -> InvocationPort {
+        InvocationPort {
+            name: name.into(),
+            ty,
+            text: String::new(),
+            from: from
+                .map(|(invocation, port)| InvocationPortRef {
+                    invocation: invocation.into(),
+                    port: port.into(),
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    fn call(
+        id: &str,
+        module: &str,
+        inputs: Vec<InvocationPort>,
+        outputs: Vec<InvocationPort>,
+    ) -> SourceInvocation {
+        SourceInvocation {
+            id: id.into(),
+            call: id.rsplit(':').next().unwrap().into(),
+            workflow: Some("MAIN".into()),
+            process: id.rsplit(':').next().unwrap().into(),
+            file: format!("modules/nf-core/{module}/main.nf"),
+            line: 1,
+            inputs,
+            outputs,
+            reach: Default::default(),
+        }
+    }
+
+    /// fastp's trimmed pair into bwa mem, and picard MarkDuplicates at a
+    /// version that still names its input `bam`.
+    fn binding() -> SourceBinding {
+        let fastq = Some(PortType::FastqGz);
+        SourceBinding {
+            provider: SourceProvider::NfCore,
+            repository: "nf-core/example".into(),
+            release: Some("1.0.0".into()),
+            git_ref: None,
+            commit: "0".repeat(40),
+            tree_digest: format!("blake3:{}", "0".repeat(64)),
+            entry: "main.nf".into(),
+            name: "example".into(),
+            description: None,
+            nextflow_version: None,
+            params: Vec::new(),
+            processes: Vec::new(),
+            invocations: vec![
+                call(
+                    "MAIN:FASTP",
+                    "fastp",
+                    vec![port("reads", fastq, None)],
+                    vec![
+                        port("reads", fastq, None),
+                        port("json", Some(PortType::Json), None),
+                        port("html", Some(PortType::Html), None),
+                    ],
+                ),
+                call(
+                    "MAIN:BWA_MEM",
+                    "bwa/mem",
+                    vec![
+                        port("reads", fastq, Some(("MAIN:FASTP", "reads"))),
+                        port("index", None, None),
+                    ],
+                    vec![port("bam", Some(PortType::Bam), None)],
+                ),
+                call(
+                    "MAIN:PICARD_MARKDUPLICATES",
+                    "picard/markduplicates",
+                    vec![port("bam", Some(PortType::Bam), None)],
+                    vec![port("metrics", Some(PortType::Text), None)],
+                ),
+            ],
+            bundled_files: Vec::new(),
+        }
+    }
+
+    fn pairs(list: &[PortPair]) -> Vec<String> {
+        list.iter()
+            .map(|p| format!("{}>{}", p.invocation_port, p.operator_port))
+            .collect()
+    }
+
+    #[test]
+    fn a_read_pair_meets_r1_then_r2_and_an_older_channel_name_is_followed() {
+        let catalog = Catalog::builtin().unwrap();
+        let binding = binding();
+        let bwa = equivalent(&catalog, &binding.invocations[1]).unwrap();
+        assert_eq!(bwa.operator_id, "align.bwa");
+        // The untyped index is met as declared; bwa/mem at this version has
+        // no `sam` output, so none is met.
+        assert_eq!(pairs(&bwa.inputs), ["index>index", "reads>r1", "reads>r2"]);
+        assert!(bwa.outputs.is_empty());
+        let picard = equivalent(&catalog, &binding.invocations[2]).unwrap();
+        assert_eq!(pairs(&picard.inputs), ["bam>alignments"]);
+        assert_eq!(pairs(&picard.outputs), ["metrics>metrics"]);
+        // A user's own map has no review: the untyped index refuses it.
+        let entry = catalog.get("align.bwa").unwrap();
+        let mine = PortPair::from_map(&BTreeMap::from([("index".into(), "index".into())]));
+        assert_eq!(
+            replacement_of(&binding.invocations[1], entry, &mine, &[])
+                .unwrap_err()
+                .code,
+            ErrorCode::InvocationPortIncompatible
+        );
+    }
+
+    #[test]
+    fn promotion_wires_a_pair_port_by_port_in_order() {
+        let catalog = Catalog::builtin().unwrap();
+        let binding = binding();
+        let mut doc = WorkflowDocument::empty("example");
+        let mut source = Node {
+            id: "source".into(),
+            operator_id: SOURCE_OPERATOR_ID.into(),
+            operator_revision: binding.revision(),
+            ports: Default::default(),
+            params: BTreeMap::new(),
+            x: 0.0,
+            y: 0.0,
+            color: None,
+            source: Some(Box::new(binding.clone())),
+            replacements: Vec::new(),
+            process_environments: Vec::new(),
+            pinned_inputs: Vec::new(),
+        };
+        let fastp = catalog.get("qc.fastp").unwrap();
+        source.replacements = vec![replacement(&binding, fastp, "MAIN:FASTP", &[], &[]).unwrap()];
+        doc.nodes.push(Arc::new(source));
+        promote(&mut doc, &catalog, "source", &["MAIN:FASTP".into()]).unwrap();
+        let edges: Vec<String> = doc
+            .edges
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}.{}>{}.{}",
+                    e.from_node, e.from_port, e.to_node, e.to_port
+                )
+            })
+            .collect();
+        assert_eq!(
+            edges,
+            ["fastp.trimmed_r1>bwa_mem.r1", "fastp.trimmed_r2>bwa_mem.r2"]
+        );
+        let origin = doc.variant_origin.as_deref().unwrap();
+        assert_eq!(origin.promoted.len(), 3);
+        assert!(origin.unrepresented.is_empty());
+    }
+}
