@@ -16,7 +16,7 @@ use rmcp::ClientLifecycleMode;
 use serde_json::{Value, json};
 use somite_api::tools::somite::WORKFLOW_COMPILE;
 use somite_workflow::Catalog;
-use somite_workflow::source::SourceInvocation;
+use somite_workflow::source::{Replacement, SourceInvocation};
 use somite_workflow::variant::{equivalent, nf_core_module};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -112,6 +112,10 @@ async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
     let catalog_text = std::fs::read(corpus().join("pipelines.json")).unwrap();
     let catalog: Value = serde_json::from_slice(&catalog_text).unwrap();
     let operators = Catalog::builtin().unwrap();
+    let declared: BTreeSet<&str> = operators
+        .entries()
+        .filter_map(|e| e.contract.nf_core.as_ref().map(|n| n.module.as_str()))
+        .collect();
     let standin = StandIn::start().await;
     standin.with(|b| b.catalog = Some(CatalogMode::Serve(catalog_text.clone())));
     let cache = tempfile::tempdir().unwrap();
@@ -385,9 +389,14 @@ async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
         // stands for comes along.
         let invocations: Vec<SourceInvocation> =
             serde_json::from_value(binding["invocations"].clone()).unwrap();
-        let standing: Vec<&SourceInvocation> = invocations
+        // Each invocation's catalog equivalent, asked once.
+        let met: Vec<(&SourceInvocation, Result<Replacement, String>)> = invocations
             .iter()
-            .filter(|inv| equivalent(&operators, inv).is_ok())
+            .map(|inv| (inv, equivalent(&operators, inv)))
+            .collect();
+        let standing: Vec<(&SourceInvocation, &str)> = met
+            .iter()
+            .filter_map(|(inv, r)| r.as_ref().ok().map(|r| (*inv, r.operator_id.as_str())))
             .collect();
         let modules = invocations
             .iter()
@@ -395,21 +404,18 @@ async fn every_corpus_pipeline_resolves_outlines_assesses_and_compiles() {
             .count();
         // Invocations of a module an operator declares that still do not
         // meet it: the pipeline pins an older module whose channels differ.
-        for inv in &invocations {
-            if let (Some(module), Err(reason)) = (nf_core_module(inv), equivalent(&operators, inv))
-                && operators.entries().any(|e| {
-                    e.contract
-                        .nf_core
-                        .as_ref()
-                        .is_some_and(|n| n.module == module)
-                })
+        for (inv, result) in &met {
+            if let (Some(module), Err(reason)) = (nf_core_module(inv), result)
+                && declared.contains(module)
             {
-                unmet.entry(module.to_owned()).or_insert((0, reason)).0 += 1;
+                unmet
+                    .entry(module.to_owned())
+                    .or_insert((0, reason.clone()))
+                    .0 += 1;
             }
         }
         let mut edges = 0;
-        if let Some(first) = standing.first() {
-            let operator = equivalent(&operators, first).unwrap().operator_id;
+        if let Some(&(first, operator)) = standing.first() {
             let edit = |args: &[&str]| {
                 let mut all: Vec<String> = args.iter().map(|a| arg(a)).collect();
                 all.extend([arg("--project"), project.clone(), arg("--json")]);
